@@ -1,0 +1,124 @@
+"""What a check can say when it fails, and the helpers check authors use.
+
+A failed check explains itself in Chinese and English: what was tested, what
+came out, what was expected, and a hint at the usual mistake behind it.
+"""
+import math
+from dataclasses import dataclass
+
+import torch
+
+from grader.text import Text, t
+
+__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "fmt", "randn"]
+
+
+class CheckFailed(AssertionError):
+    """A check saw a wrong answer."""
+
+    def __init__(self, what: Text, got: str, want: str, hint: Text | None = None):
+        super().__init__(what.en)
+        self.what, self.got, self.want, self.hint = what, got, want, hint
+
+
+@dataclass
+class Fault:
+    """Why the submission gave no answer at all (it raised, crashed, timed out...)."""
+
+    message: Text
+    detail: str = ""  # e.g. the lines of the student's file the exception passed through
+    not_implemented: bool = False
+
+
+class SubmissionFault(Exception):
+    def __init__(self, fault: Fault):
+        super().__init__(fault.message.en)
+        self.fault = fault
+
+
+def fmt(x, decimals: int = 4, max_items: int = 36) -> str:
+    """A tensor as a student can read it: rounded values for small ones, the
+    shape and a corner for large ones."""
+    if not isinstance(x, torch.Tensor):
+        return repr(x)
+    if x.numel() <= max_items:
+        return _nested(x, decimals)
+    corner = x
+    while corner.dim() > 2:
+        corner = corner[0]
+    corner = corner[..., :4] if corner.dim() == 1 else corner[:3, :4]
+    return f"shape {tuple(x.shape)}, {x.dtype}; corner {_nested(corner, decimals)} ..."
+
+
+def _nested(x: torch.Tensor, decimals: int) -> str:
+    def one(v):
+        if isinstance(v, list):
+            return "[" + ", ".join(one(u) for u in v) + "]"
+        if isinstance(v, bool):
+            return str(v)
+        if isinstance(v, float):
+            if math.isnan(v) or math.isinf(v):
+                return str(v)
+            return f"{v:.{decimals}f}"
+        return str(v)
+
+    return one(x.detach().cpu().tolist())
+
+
+def expect(condition: bool, what: Text, got: str, want: str, hint: Text | None = None) -> None:
+    if not condition:
+        raise CheckFailed(what, got, want, hint)
+
+
+def _first_difference(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float) -> str:
+    bad = ~torch.isclose(got, want, atol=atol, rtol=rtol, equal_nan=True)
+    index = tuple(int(i) for i in bad.nonzero()[0])
+    return t(
+        f"第一个不同的位置 {list(index)}：得到 {got[index].item():.4g}，期望 {want[index].item():.4g}",
+        f"first difference at {list(index)}: got {got[index].item():.4g}, expected {want[index].item():.4g}",
+    ).__str__()
+
+
+def expect_close(
+    got: torch.Tensor,
+    want: torch.Tensor,
+    what: Text,
+    hint: Text | None = None,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+    diagnoses=(),
+    check_dtype: bool = True,
+) -> None:
+    """Fail unless ``got`` has ``want``'s shape, dtype and values.
+
+    ``diagnoses`` is a list of (tensor, Text): what a usual mistake would have
+    produced, with the hint for it. When ``got`` matches one, that hint wins.
+    """
+    if tuple(got.shape) != tuple(want.shape):
+        raise CheckFailed(what, f"shape {tuple(got.shape)}", f"shape {tuple(want.shape)}", hint)
+    if check_dtype and got.dtype != want.dtype:
+        raise CheckFailed(
+            what,
+            f"dtype {got.dtype}",
+            f"dtype {want.dtype}",
+            t(
+                "不要把结果转成固定的类型：输入是什么精度，输出就用什么精度。",
+                "Do not cast to a fixed dtype: keep the precision of the input.",
+            ),
+        )
+    if torch.allclose(got.to(want.dtype), want, atol=atol, rtol=rtol, equal_nan=True):
+        return
+    for alt, alt_hint in diagnoses:
+        if alt.shape == got.shape and torch.allclose(got.to(alt.dtype), alt, atol=atol, rtol=rtol, equal_nan=True):
+            hint = alt_hint
+            break
+    got_s, want_s = fmt(got), fmt(want)
+    if got.numel() > 36:
+        got_s += "\n" + _first_difference(got.to(want.dtype), want, atol, rtol)
+    raise CheckFailed(what, got_s, want_s, hint)
+
+
+def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Reproducible inputs that do not touch the global random state."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=dtype)

@@ -1,0 +1,55 @@
+"""``python -m grader``: the command line."""
+import argparse
+import os
+import sys
+
+from grader.exercises import IDS
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m grader",
+        description="注意力练习评分 / grader for the self-attention exercises",
+    )
+    verbs = p.add_subparsers(dest="verb", metavar="COMMAND")
+    verbs.required = True
+    g = verbs.add_parser("grade", help="grade one submission folder / 给一份作业评分")
+    g.add_argument("path", nargs="?", default="exercises", help="folder with ex0_weighted_sum.py ... (default: exercises)")
+    g.add_argument("--only", metavar="EX", help="grade one exercise, e.g. ex4_masking")
+    g.add_argument("--json", metavar="FILE", help="also write Gradescope results.json here")
+    return p
+
+
+def _usage_error(parser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"python -m grader: 错误 / error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.verb == "grade":
+        return _grade(parser, args)
+    return 2
+
+
+def _grade(parser, args) -> int:
+    if args.only and args.only not in IDS:
+        close = [ex for ex in IDS if args.only in ex]
+        hint = f"（是不是 / did you mean {close[0]}?）" if close else ""
+        return _usage_error(parser, f"没有这道练习 / no exercise {args.only!r}{hint}; 可选 / choose from: {', '.join(IDS)}")
+    if not os.path.isdir(args.path):
+        return _usage_error(parser, f"找不到文件夹 / no such folder: {args.path}")
+    from grader import report
+    from grader.grading import Grader
+
+    grader = Grader()
+    try:
+        grade = grader.grade(os.path.abspath(args.path), only=args.only, display_root=args.path)
+    finally:
+        grader.close()
+    sys.stdout.write(report.terminal(grade))
+    if args.json:
+        report.write_json(grade, args.json)
+    return 3 if grade.errors else 0

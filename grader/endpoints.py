@@ -1,0 +1,337 @@
+"""The two things a check talks to: the submission (in a child process) and
+the reference (in this process). Both take the same requests (``ops``), so a
+check reads ``got = sub.f(x)`` and ``want = ref.f(x)`` side by side.
+"""
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+import torch
+
+from grader import ops, protocol, standins
+from grader.checking import Fault, SubmissionFault
+from grader.limits import Limits
+from grader.submission import ExerciseFile
+from grader.text import t
+from grader.zygote import Zygote, ZygoteGone
+
+
+@dataclass
+class ModuleRun:
+    outs: list
+    grads: dict
+    input_grad: torch.Tensor | None
+    params: list
+
+
+class Endpoint:
+    def call(self, fn: str, *args, **kwargs):
+        return self.request(ops.call(fn, *args, **kwargs))["value"]
+
+    def module(self, cls: str, **kwargs) -> ModuleRun:
+        response = self.request(ops.module(cls, **kwargs))
+        if "missing" in response:
+            raise SubmissionFault(_contract_fault(cls, response))
+        return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"])
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.call(name, *args, **kwargs)
+
+    def request(self, request: dict) -> dict:
+        raise NotImplementedError
+
+
+def _contract_fault(cls: str, response: dict) -> Fault:
+    lines = []
+    for name in response["missing"]:
+        lines.append(f"- {name}: 找不到 / not found")
+    for name, (have, want) in response["mismatched"].items():
+        lines.append(f"- {name}: shape {tuple(have)}, 期望 / expected {tuple(want)}")
+    lines.append(f"你的参数 / your parameters: {', '.join(response['params']) or '(none)'}")
+    return Fault(
+        t(
+            f"{cls} 的参数与约定不符：请按说明里的属性名和形状建层",
+            f"{cls}'s parameters do not match the contract: build the layers with the names and shapes the docstring gives",
+        ),
+        "\n".join(lines),
+    )
+
+
+class ReferenceEndpoint(Endpoint):
+    """Runs requests on the reference solution, loaded from a file in this process."""
+
+    def __init__(self, exercise_id: str, path: str):
+        self.exercise_id = exercise_id
+        self.namespace = _load_reference(exercise_id, path)
+
+    def request(self, request: dict) -> dict:
+        torch.set_grad_enabled(True)
+        return ops.execute(self.namespace, request)
+
+
+def _load_reference(exercise_id: str, path: str):
+    import types
+
+    mod = types.ModuleType(f"reference_{exercise_id}")
+    mod.__file__ = path
+    with open(path, encoding="utf-8") as f:
+        code = compile(f.read(), path, "exec")
+    saved = standins.install_siblings(exercise_id)
+    try:
+        exec(code, mod.__dict__)
+    finally:
+        standins.restore_siblings(saved)
+    return mod
+
+
+# --- the submission side ---------------------------------------------------
+
+
+def _describe_error(info: dict, display_name: str) -> Fault:
+    kind, message = info.get("type", "?"), info.get("message", "")
+    where = "\n".join(f"  {display_name}, line {n}: {line.strip()}" for n, line in info.get("lines", []))
+    if kind == "NotImplementedError":
+        return Fault(t("尚未完成", "not implemented yet"), where, not_implemented=True)
+    if kind in ("SyntaxError", "IndentationError", "TabError"):
+        n, line = (info.get("lines") or [[0, ""]])[0]
+        return Fault(
+            t(f"语法错误：{display_name} 第 {n} 行", f"syntax error in {display_name}, line {n}"),
+            f"  {line.strip()}\n  {kind}: {message}",
+        )
+    return Fault(
+        t(f"你的代码抛出了 {kind}", f"your code raised {kind}"),
+        (f"  {kind}: {message}\n" + where).rstrip(),
+    )
+
+
+class _Drain(threading.Thread):
+    """Reads a child's stdout and stderr so it never blocks on a full pipe,
+    keeping only the first ``cap`` bytes."""
+
+    def __init__(self, fd: int, cap: int):
+        super().__init__(daemon=True)
+        self.fd, self.cap, self.kept, self.dropped = fd, cap, bytearray(), 0
+
+    def run(self) -> None:
+        try:
+            while chunk := os.read(self.fd, 1 << 16):
+                room = self.cap - len(self.kept)
+                self.kept += chunk[:room]
+                self.dropped += max(0, len(chunk) - room)
+        except OSError:
+            pass
+        finally:
+            os.close(self.fd)
+
+    def text(self) -> str:
+        out = self.kept.decode("utf-8", "replace")
+        return out + (f"\n... ({self.dropped} more bytes dropped)" if self.dropped else "")
+
+
+class Zygotes:
+    """Owns the zygote; replaces it with a fresh one if a submission killed it."""
+
+    def __init__(self, zygote: Zygote):
+        self.current = zygote
+
+    def get(self) -> Zygote:
+        if not self.current.alive():
+            self.current = Zygote.exec()
+        return self.current
+
+    def close(self) -> None:
+        self.current.close()
+
+
+class SubmissionEndpoint(Endpoint):
+    """Talks to one exercise of a submission running in a child process.
+
+    The child is started at the first request and restarted (the file imported
+    again) if it dies or times out, as long as the exercise's time budget lasts.
+    """
+
+    def __init__(self, file: ExerciseFile, zygotes: Zygotes, limits: Limits, workdir: str, submission):
+        self.file, self.zygotes, self.limits = file, zygotes, limits
+        self.workdir, self.submission = workdir, submission
+        self.budget_end = None
+        self.final_fault: Fault | None = None  # a fault every further request repeats
+        self.req_w = self.resp_r = None
+        self.drain: _Drain | None = None
+        self.next_id = 0
+        self.output = ""
+
+    # - lifecycle -
+    def _start(self) -> None:
+        if self.file.problem is not None:
+            self.final_fault = Fault(self.file.problem)
+        if self.final_fault:
+            raise SubmissionFault(self.final_fault)
+        now = time.monotonic()
+        if self.budget_end is None:
+            self.budget_end = now + self.limits.exercise_seconds
+        if now >= self.budget_end:
+            self.final_fault = Fault(
+                t(
+                    f"这道练习用完了 {self.limits.exercise_seconds:.0f} 秒的时间",
+                    f"this exercise used up its {self.limits.exercise_seconds:.0f} s of time",
+                )
+            )
+            raise SubmissionFault(self.final_fault)
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        out_r, out_w = os.pipe()
+        spec = {
+            "exercise": self.file.exercise_id,
+            "display_name": self.file.display_name,
+            "private_dir": self.submission.private_copy(self.workdir),
+            "limits": self.limits.to_dict(),
+        }
+        try:
+            self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
+        except ZygoteGone:
+            self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
+        finally:
+            for fd in (req_r, resp_w, out_w):
+                os.close(fd)
+        self.req_w, self.resp_r = req_w, resp_r
+        self.drain = _Drain(out_r, self.limits.output_bytes)
+        self.drain.start()
+        deadline = min(now + self.limits.import_seconds, self.budget_end)
+        try:
+            ready = protocol.receive(self.resp_r, deadline)
+        except protocol.Timeout:
+            self._stop()
+            self.final_fault = Fault(
+                t(
+                    f"导入文件超过了 {self.limits.import_seconds:.0f} 秒：模块顶层是否有死循环或很慢的计算？",
+                    f"importing the file took over {self.limits.import_seconds:.0f} s: is there an endless loop or slow work at the top level?",
+                )
+            )
+            raise SubmissionFault(self.final_fault) from None
+        except (protocol.Closed, protocol.ProtocolError):
+            self._stop()
+            self.final_fault = Fault(
+                t("导入文件时进程意外结束（退出、崩溃或内存超限）", "the process ended while importing the file (exit, crash or memory limit)"),
+                self.output.strip()[-800:],
+            )
+            raise SubmissionFault(self.final_fault) from None
+        if not isinstance(ready, dict) or ready.get("ready") is not True:
+            error = ready.get("error") if isinstance(ready, dict) else None
+            self._stop()
+            self.final_fault = _describe_error(error if isinstance(error, dict) else {}, self.file.display_name)
+            if not self.final_fault.not_implemented:
+                self.final_fault.message = t(
+                    "导入文件失败：" + self.final_fault.message.zh, "importing the file failed: " + self.final_fault.message.en
+                )
+            raise SubmissionFault(self.final_fault)
+
+    def _stop(self) -> None:
+        """Kill the child and everything it started; keep what it printed."""
+        for fd in (self.req_w, self.resp_r):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.req_w = self.resp_r = None
+        try:
+            self.zygotes.get().kill_all()
+        except ZygoteGone:
+            pass
+        if self.drain is not None:
+            self.drain.join(timeout=5)
+            self.output += self.drain.text()
+            self.drain = None
+
+    def close(self) -> None:
+        self._stop()
+
+    # - requests -
+    def request(self, request: dict) -> dict:
+        if self.req_w is None:
+            self._start()
+        self.next_id += 1
+        request = dict(request, id=self.next_id)
+        deadline = min(time.monotonic() + self.limits.request_seconds, self.budget_end)
+        try:
+            protocol.send(self.req_w, request)
+            while True:
+                response = protocol.receive(self.resp_r, deadline)
+                if isinstance(response, dict) and response.get("id") == self.next_id:
+                    break
+        except protocol.Timeout:
+            self._stop()
+            raise SubmissionFault(
+                Fault(
+                    t(
+                        f"超时：{self.limits.request_seconds:.0f} 秒内没有算完（死循环？）",
+                        f"time limit: no answer within {self.limits.request_seconds:.0f} s (an endless loop?)",
+                    )
+                )
+            ) from None
+        except (protocol.Closed, BrokenPipeError, OSError):
+            self._stop()
+            raise SubmissionFault(
+                Fault(
+                    t("进程意外结束（调用了退出、崩溃或内存超限）", "the process ended unexpectedly (an exit call, a crash or the memory limit)"),
+                )
+            ) from None
+        except protocol.ProtocolError as exc:
+            self._stop()
+            raise SubmissionFault(
+                Fault(t("返回的结果无法安全读取", "the result could not be read safely"), str(exc))
+            ) from None
+        if "error" in response:
+            error = response["error"]
+            raise SubmissionFault(_describe_error(error if isinstance(error, dict) else {}, self.file.display_name))
+        return _validated(response)
+
+
+def _bad_type(name: str) -> SubmissionFault:
+    return SubmissionFault(
+        Fault(
+            t(f"返回的不是普通张量，而是 {name}", f"returned {name}, not a plain torch.Tensor"),
+        )
+    )
+
+
+def _tensor(value, allow_none: bool = False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, dict) and "bad_type" in value:
+        raise _bad_type(str(value["bad_type"])[:200])
+    if type(value) is torch.nn.Parameter:
+        value = value.detach()
+    if type(value) is not torch.Tensor:
+        raise _bad_type(type(value).__name__)
+    if value.layout != torch.strided or value.is_quantized or value.device.type != "cpu":
+        raise _bad_type(f"a {value.layout} tensor on {value.device}")
+    return value
+
+
+def _validated(response: dict) -> dict:
+    """Check the shape of a child's response before any check sees it."""
+    if "value" in response:
+        value = response["value"]
+        if type(value) in (int, float, bool):
+            return {"value": value}
+        return {"value": _tensor(value)}
+    if "missing" in response:
+        if not isinstance(response.get("missing"), list) or not isinstance(response.get("mismatched"), dict):
+            raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
+        return response
+    if "outs" in response:
+        outs = response.get("outs")
+        grads = response.get("grads")
+        if not isinstance(outs, list) or not isinstance(grads, dict):
+            raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
+        return {
+            "outs": [_tensor(o) for o in outs],
+            "grads": {str(k): _tensor(v, allow_none=True) for k, v in grads.items()},
+            "input_grad": _tensor(response.get("input_grad"), allow_none=True),
+            "params": [str(p) for p in response.get("params", [])][:1000],
+        }
+    raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))

@@ -1,0 +1,142 @@
+"""Resource limits for submission processes, and how to clean up after them.
+
+These are the process-level protections: they hold with or without an OS
+sandbox around the child.
+"""
+import ctypes
+import os
+import resource
+import signal
+import time
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    import_seconds: float = 20.0  # a correct but slow import of a few seconds still passes
+    request_seconds: float = 10.0  # one call of a student function
+    exercise_seconds: float = 60.0  # everything one exercise may take, restarts included
+    memory_bytes: int = 2 * 1024**3  # on top of what the process maps before the submission runs
+    output_bytes: int = 16 * 1024  # captured stdout + stderr kept for feedback; the rest is drained
+    cpu_seconds: int = 120  # a backstop for the wall-clock limits above
+    file_bytes: int = 16 * 1024**2  # largest file a submission may write
+    processes: int = 64  # extra processes a submission may start (not enforced for root)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _vm_size() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _processes_of_user(uid: int) -> int:
+    count = 0
+    try:
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    if os.stat(f"/proc/{name}").st_uid == uid:
+                        count += 1
+                except OSError:
+                    pass
+    except OSError:
+        pass
+    return count
+
+
+def apply(limits: Limits) -> None:
+    """Called in the child before any submission code runs."""
+
+    def cap(which, value):
+        try:
+            soft, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass  # a limit this platform does not have
+
+    cap(resource.RLIMIT_CORE, 0)
+    cap(resource.RLIMIT_CPU, limits.cpu_seconds)
+    cap(resource.RLIMIT_FSIZE, limits.file_bytes)
+    if hasattr(resource, "RLIMIT_AS") and _vm_size():
+        cap(resource.RLIMIT_AS, _vm_size() + limits.memory_bytes)
+    if hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
+        cap(resource.RLIMIT_NPROC, _processes_of_user(os.getuid()) + limits.processes)
+
+
+def become_subreaper() -> bool:
+    """Orphaned descendants become our children, so nothing a child starts can
+    slip away from ``kill_children``. Linux only; elsewhere a no-op."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid:
+            found.append(int(name))
+    return found
+
+
+def reap() -> None:
+    """Collect every child that has already ended."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_children(keep: frozenset = frozenset(), rounds: int = 200) -> None:
+    """SIGKILL every child of this process (but ``keep``) until none is left.
+
+    As a subreaper we inherit the orphans of what we kill, so we go round
+    again until a round finds nobody."""
+    me = os.getpid()
+    for _ in range(rounds):
+        victims = [pid for pid in _children_of(me) if pid not in keep]
+        if not victims:
+            break
+        for pid in victims:
+            kill_group(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.005)
+        reap()
+    reap()

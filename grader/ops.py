@@ -1,0 +1,102 @@
+"""The two requests a check can make of an exercise module, executed the same
+way on the reference (in the grading process) and on a submission (in a child
+process).
+
+A request is a plain dict of tensors, numbers and strings, so that it can cross
+a process boundary with ``torch.save`` and be read back with
+``torch.load(weights_only=True)``; a response is the same kind of dict.
+"""
+import torch
+
+from grader import standins
+
+
+def call(fn: str, *args, **kwargs) -> dict:
+    """Request: call the module's function ``fn`` with these arguments."""
+    return {"op": "call", "fn": fn, "args": list(args), "kwargs": dict(kwargs)}
+
+
+def module(
+    cls: str,
+    init: dict,
+    inputs: list,
+    state: dict | None = None,
+    train: bool = False,
+    dtype: torch.dtype | None = None,
+    seed: int = 0,
+    backward: bool = False,
+    replace: dict | None = None,
+) -> dict:
+    """Request: build ``cls(**init)``, swap attributes for stand-ins, cast to
+    ``dtype``, load ``state``, and run ``forward`` on every input.
+
+    With ``backward`` half the squared sum of the first output is back-propagated and the
+    gradients of every parameter and of the first input are returned.
+    """
+    return {
+        "op": "module",
+        "cls": cls,
+        "init": dict(init),
+        "inputs": list(inputs),
+        "state": dict(state or {}),
+        "train": train,
+        "dtype": str(dtype) if dtype is not None else "",
+        "seed": seed,
+        "backward": backward,
+        "replace": dict(replace or {}),
+    }
+
+
+def execute(namespace, request: dict) -> dict:
+    """Run ``request`` against ``namespace`` (a module object) and return the
+    response. Exceptions propagate: the caller decides how to report them."""
+    if request["op"] == "call":
+        fn = getattr(namespace, request["fn"])
+        return {"value": fn(*request["args"], **request["kwargs"])}
+    if request["op"] == "module":
+        return _run_module(namespace, request)
+    raise ValueError(f"unknown op {request['op']!r}")
+
+
+def _run_module(namespace, request: dict) -> dict:
+    torch.manual_seed(request["seed"])
+    m = getattr(namespace, request["cls"])(**request["init"])
+    for attr, spec in request["replace"].items():
+        setattr(m, attr, standins.build(spec))
+    if request["dtype"]:
+        m = m.to(getattr(torch, request["dtype"].removeprefix("torch.")))
+    own = dict(m.named_parameters())
+    # Only the contract's parameters are loaded; anything else the student added
+    # (a bias, an extra layer) keeps its own values and shows up in the outputs.
+    missing = sorted(name for name in request["state"] if name not in own)
+    mismatched = {
+        name: [list(own[name].shape), list(value.shape)]
+        for name, value in request["state"].items()
+        if name in own and own[name].shape != value.shape
+    }
+    if missing or mismatched:
+        return {"missing": missing, "mismatched": mismatched, "params": sorted(own)}
+    with torch.no_grad():
+        for name, value in request["state"].items():
+            own[name].copy_(value)
+    m.train(request["train"])
+    # Dropout draws from the global generator: seed it again so that the
+    # reference and the submission see the same random numbers.
+    torch.manual_seed(request["seed"] + 1)
+    outs, input_grad = [], None
+    for i, x in enumerate(request["inputs"]):
+        if request["backward"] and i == 0:
+            x = x.clone().requires_grad_(True)
+            out = m(x)
+            # A loss whose gradient is the output itself: no parameter can hide
+            # behind a symmetry that a plain sum would have.
+            (out.pow(2).sum() / 2).backward()
+            input_grad = x.grad
+            outs.append(out.detach())
+        else:
+            with torch.no_grad():
+                outs.append(m(x))
+    grads = {
+        name: (p.grad.detach() if p.grad is not None else None) for name, p in own.items()
+    }
+    return {"outs": outs, "grads": grads, "input_grad": input_grad, "params": sorted(own)}

@@ -1,0 +1,155 @@
+"""The pytest plugin that turns check functions into points.
+
+Checks are plain pytest tests in ``checks/public`` and ``checks/hidden``; the
+file name says the exercise (``test_ex4_masking.py``), ``@pytest.mark.points(n)``
+says what a check is worth and the docstring's first line names it. The
+plugin hands each check two fixtures, ``sub`` and ``ref``, and records a
+``CheckResult`` for every check instead of printing pytest's report.
+"""
+import os
+from dataclasses import dataclass
+
+import pytest
+
+from grader.checking import CheckFailed, SubmissionFault
+from grader.exercises import IDS
+from grader.text import Text, t
+
+
+@dataclass
+class CheckResult:
+    exercise: str
+    name: str  # "中文 / English", from the docstring
+    check_id: str  # the test function's name: stable, used in tags
+    points: float
+    max_points: float
+    hidden: bool
+    passed: bool
+    feedback: str = ""
+    not_implemented: bool = False
+
+
+def exercise_of(path: str) -> str | None:
+    stem = os.path.splitext(os.path.basename(path))[0]
+    ex = stem.removeprefix("test_")
+    return ex if ex in IDS else None
+
+
+def _title(item) -> str:
+    doc = (getattr(item, "function", None).__doc__ or "").strip()
+    return doc.splitlines()[0].strip() if doc else item.name
+
+
+def _points(item) -> float:
+    marker = item.get_closest_marker("points")
+    return float(marker.args[0]) if marker else 0.0
+
+
+def format_failure(what: Text, got: str, want: str, hint: Text | None) -> str:
+    lines = [f"测试 / tested:   {what.zh}", f"                 {what.en}"]
+    lines += [f"得到 / got:      {got}".replace("\n", "\n                 ")]
+    lines += [f"期望 / expected: {want}".replace("\n", "\n                 ")]
+    if hint:
+        lines += [f"提示 / hint:     {hint.zh}", f"                 {hint.en}"]
+    return "\n".join(lines)
+
+
+def format_fault(fault) -> str:
+    lines = [fault.message.zh, fault.message.en]
+    if fault.detail:
+        lines.append(fault.detail)
+    return "\n".join(lines)
+
+
+class GradingPlugin:
+    def __init__(self, make_sub, make_ref, only: str | None = None):
+        self.make_sub, self.make_ref, self.only = make_sub, make_ref, only
+        self.results: list[CheckResult] = []
+        self._subs: dict = {}
+        self._refs: dict = {}
+        self.outputs: dict = {}  # exercise id -> what its child printed
+        self.collect_errors: list[str] = []
+
+    # - set-up -
+    @pytest.hookimpl
+    def pytest_collection_modifyitems(self, session, config, items):
+        keep = []
+        for item in items:
+            ex = exercise_of(str(item.path))
+            if ex is None or (self.only and ex != self.only):
+                continue
+            keep.append(item)
+        # Grouped by exercise, public before hidden: one child per exercise at a time.
+        keep.sort(key=lambda it: (IDS.index(exercise_of(str(it.path))), "hidden" in it.path.parts))
+        items[:] = keep
+
+    @pytest.hookimpl
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append(str(report.longrepr))
+
+    # - fixtures -
+    @pytest.fixture
+    def sub(self, request):
+        ex = exercise_of(str(request.path))
+        if ex not in self._subs:
+            self._subs[ex] = self.make_sub(ex)
+        return self._subs[ex]
+
+    @pytest.fixture
+    def ref(self, request):
+        ex = exercise_of(str(request.path))
+        if ex not in self._refs:
+            self._refs[ex] = self.make_ref(ex)
+        return self._refs[ex]
+
+    # - results -
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if call.when == "call" or (call.when == "setup" and report.failed):
+            self._record(item, call, report)
+
+    @pytest.hookimpl
+    def pytest_runtest_teardown(self, item, nextitem):
+        ex = exercise_of(str(item.path))
+        if nextitem is None or exercise_of(str(nextitem.path)) != ex:
+            self._close(ex)
+
+    def _record(self, item, call, report) -> None:
+        ex = exercise_of(str(item.path))
+        points = _points(item)
+        result = CheckResult(
+            ex, _title(item), item.name, 0.0, points, "hidden" in item.path.parts, report.passed
+        )
+        if report.passed:
+            result.points = points
+        elif call.excinfo is not None:
+            exc = call.excinfo.value
+            if isinstance(exc, CheckFailed):
+                result.feedback = format_failure(exc.what, exc.got, exc.want, exc.hint)
+            elif isinstance(exc, SubmissionFault):
+                result.feedback = format_fault(exc.fault)
+                result.not_implemented = exc.fault.not_implemented
+            else:
+                # A check that breaks is the grader's fault, never the student's
+                # gain: the check scores 0 and says so.
+                result.feedback = str(
+                    t(
+                        f"检查本身出错（{type(exc).__name__}），请告诉老师",
+                        f"the check itself failed ({type(exc).__name__}: {exc}); please tell your teacher",
+                    )
+                )
+        self.results.append(result)
+
+    def _close(self, ex: str) -> None:
+        endpoint = self._subs.pop(ex, None)
+        if endpoint is not None:
+            endpoint.close()
+            if endpoint.output.strip():
+                self.outputs[ex] = endpoint.output
+
+    def close(self) -> None:
+        for ex in list(self._subs):
+            self._close(ex)

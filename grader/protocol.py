@@ -1,0 +1,77 @@
+"""How requests and responses cross the process boundary.
+
+A message is an 8-byte length followed by a ``torch.save`` payload. Whatever a
+child sends is read with ``torch.load(weights_only=True)``, which builds only
+tensors and plain containers and never runs code; the result is then checked
+for exact types before any check looks at it.
+"""
+import io
+import os
+import select
+import struct
+import time
+
+import torch
+
+MAX_MESSAGE = 64 * 1024 * 1024  # a response bigger than this is refused unread
+_HEADER = struct.Struct(">Q")
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a well-formed message."""
+
+
+class Timeout(Exception):
+    """No complete message arrived before the deadline."""
+
+
+class Closed(Exception):
+    """The other side closed its end (usually: the child died)."""
+
+
+def encode(obj) -> bytes:
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    data = buf.getvalue()
+    return _HEADER.pack(len(data)) + data
+
+
+def decode(data: bytes):
+    """Read one payload without running any code from it."""
+    try:
+        return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+    except Exception as exc:  # noqa: BLE001 - any failure means "not a safe message"
+        raise ProtocolError(f"unreadable message: {type(exc).__name__}") from None
+
+
+def send(fd: int, obj) -> None:
+    data = encode(obj)
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout()
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                raise Timeout()
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            raise Closed()
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def receive(fd: int, deadline: float | None = None):
+    (length,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
+    if length > MAX_MESSAGE:
+        raise ProtocolError(f"message of {length} bytes is over the {MAX_MESSAGE}-byte cap")
+    return decode(_read_exact(fd, length, deadline))

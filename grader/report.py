@@ -1,0 +1,142 @@
+"""What a grade looks like to people: an 80-column terminal report, a
+Markdown feedback file, and Gradescope's results.json."""
+import json
+import os
+import tempfile
+import unicodedata
+
+from grader.exercises import BY_ID, IDS
+
+WIDTH = 80
+
+
+def width(s: str) -> int:
+    """Columns a string takes in a terminal: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def pad(s: str, n: int, right: bool = False) -> str:
+    gap = " " * max(0, n - width(s))
+    return gap + s if right else s + gap
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _exercise_rows(grade):
+    for ex in IDS:
+        rs = [r for r in grade.results if r.exercise == ex]
+        if rs:
+            yield ex, rs
+
+
+def _shared_fault(rs) -> str | None:
+    """When every check of an exercise failed for one reason (an import error,
+    an untouched stub), say it once."""
+    failed = [r for r in rs if not r.passed]
+    texts = {r.feedback for r in failed}
+    if len(failed) == len(rs) and len(texts) == 1 and len(rs) > 1:
+        return texts.pop()
+    return None
+
+
+def terminal(grade, title: str = "") -> str:
+    out = []
+    rule = "─" * WIDTH
+    out.append(title or f"注意力练习评分 / Attention exercises: {grade.submission}")
+    out.append(rule)
+    out.append(pad("练习 / exercise", 48) + pad("得分 / points", 16, True) + pad("通过 / passed", 16, True))
+    out.append(rule)
+    for ex, rs in _exercise_rows(grade):
+        got, most = sum(r.points for r in rs), sum(r.max_points for r in rs)
+        passed = sum(r.passed for r in rs)
+        e = BY_ID[ex]
+        mark = "✓" if passed == len(rs) else ("·" if passed == 0 else "~")
+        name = f"{mark} {ex}  {e.zh} {e.en}"
+        out.append(pad(name, 48) + pad(f"{_num(got)} / {_num(most)}", 16, True) + pad(f"{passed} / {len(rs)}", 16, True))
+    out.append(rule)
+    out.append(pad("总分 / total", 48) + pad(f"{_num(grade.score)} / {_num(grade.max_score)}", 16, True))
+    out.append("")
+    for ex, rs in _exercise_rows(grade):
+        failed = [r for r in rs if not r.passed]
+        if not failed:
+            continue
+        out.append(f"━━ {ex} {BY_ID[ex].zh} / {BY_ID[ex].en} " + "━" * max(0, WIDTH - 8 - width(ex + BY_ID[ex].zh + BY_ID[ex].en)))
+        shared = _shared_fault(rs)
+        if shared is not None:
+            out.append(_indent(shared))
+        else:
+            for r in failed:
+                out.append(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})")
+                out.append(_indent(r.feedback))
+        printed = grade.outputs.get(ex, "").strip()
+        if printed:
+            out.append(_indent("你的程序输出 / your code printed:\n" + _indent(printed[-1200:])))
+        out.append("")
+    for err in grade.errors:
+        out.append("评分程序出错 / grader error:\n" + err)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _indent(s: str, by: str = "    ") -> str:
+    return "\n".join(by + line for line in s.splitlines())
+
+
+def markdown(grade) -> str:
+    """The same feedback as the terminal, for a file a student opens."""
+    lines = [f"# 评分反馈 / Feedback", "", f"总分 / total: **{_num(grade.score)} / {_num(grade.max_score)}**", ""]
+    lines += ["| 练习 / exercise | 得分 / points | 通过 / passed |", "|---|---:|---:|"]
+    for ex, rs in _exercise_rows(grade):
+        got, most = sum(r.points for r in rs), sum(r.max_points for r in rs)
+        lines.append(f"| {ex} {BY_ID[ex].zh} / {BY_ID[ex].en} | {_num(got)} / {_num(most)} | {sum(r.passed for r in rs)} / {len(rs)} |")
+    for ex, rs in _exercise_rows(grade):
+        failed = [r for r in rs if not r.passed]
+        if failed:
+            lines += ["", f"## {ex}", ""]
+            for r in failed:
+                lines += [f"- ✗ {r.name} ({_num(r.points)}/{_num(r.max_points)})", "", "```text", r.feedback, "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def results_json(grade) -> dict:
+    """Gradescope's results.json: https://gradescope-autograders.readthedocs.io/en/latest/specs/"""
+    tests = []
+    for r in grade.results:
+        tests.append(
+            {
+                "name": f"{r.exercise}: {r.name}",
+                "score": r.points,
+                "max_score": r.max_points,
+                "status": "passed" if r.passed else "failed",
+                "output": r.feedback,
+                "visibility": "after_published" if r.hidden else "visible",
+                "tags": [r.exercise, "hidden" if r.hidden else "public", r.check_id],
+            }
+        )
+    out = {"score": grade.score, "execution_time": round(grade.seconds, 3), "tests": tests}
+    if grade.errors:
+        out["output"] = "grader error: " + "\n".join(grade.errors)[:4000]
+    return out
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write to a temporary file beside ``path``, then rename: a reader sees
+    the old file or the new one, never half of one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_json(grade, path: str) -> None:
+    write_atomically(path, json.dumps(results_json(grade), ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,94 @@
+"""Reading a submission folder, without running or changing anything in it.
+
+Each exercise file is read once, as bytes, by a descriptor opened with
+O_NOFOLLOW; what is wrong with a file (missing, a symlink, too big, not
+UTF-8) becomes that exercise's problem only.
+"""
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+
+from grader.exercises import EXERCISES
+from grader.text import Text
+
+MAX_FILE_BYTES = 1024 * 1024
+
+
+@dataclass
+class ExerciseFile:
+    exercise_id: str
+    display_name: str  # the path as the student knows it, for messages
+    source: bytes | None = None
+    problem: Text | None = None  # why this file cannot be run, if it cannot
+
+
+@dataclass
+class Submission:
+    root: str
+    files: dict[str, ExerciseFile] = field(default_factory=dict)
+
+    def private_copy(self, parent_dir: str) -> str:
+        """Write the readable files into a fresh folder under ``parent_dir``:
+        the child imports from there, so the submission folder is never written
+        (no ``__pycache__``, no edits by one exercise to another)."""
+        target = tempfile.mkdtemp(prefix="sub-", dir=parent_dir)
+        for f in self.files.values():
+            if f.source is not None:
+                with open(os.path.join(target, f.exercise_id + ".py"), "wb") as out:
+                    out.write(f.source)
+        return target
+
+
+def _read(path: str, display: str, exercise_id: str) -> ExerciseFile:
+    f = ExerciseFile(exercise_id, display)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        f.problem = Text(f"找不到文件 {display}", f"file not found: {display}")
+        return f
+    except OSError as exc:
+        f.problem = Text(f"无法读取 {display}：{exc.strerror}", f"cannot read {display}: {exc.strerror}")
+        return f
+    if stat.S_ISLNK(info.st_mode):
+        f.problem = Text(
+            f"{display} 是符号链接，不予评分：请提交真正的文件",
+            f"{display} is a symbolic link and is not graded: submit the file itself",
+        )
+        return f
+    if not stat.S_ISREG(info.st_mode):
+        f.problem = Text(f"{display} 不是普通文件", f"{display} is not a regular file")
+        return f
+    if info.st_size > MAX_FILE_BYTES:
+        f.problem = Text(
+            f"{display} 太大（{info.st_size} 字节，上限 {MAX_FILE_BYTES}）",
+            f"{display} is too large ({info.st_size} bytes, the limit is {MAX_FILE_BYTES})",
+        )
+        return f
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        f.problem = Text(f"无法读取 {display}：{exc.strerror}", f"cannot read {display}: {exc.strerror}")
+        return f
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        f.problem = Text(
+            f"{display} 不是 UTF-8 编码（第 {exc.start} 个字节出错）：请用 UTF-8 保存",
+            f"{display} is not UTF-8 (bad byte at offset {exc.start}): save it as UTF-8",
+        )
+        return f
+    f.source = data
+    return f
+
+
+def load(root: str, display_root: str | None = None) -> Submission:
+    display_root = root if display_root is None else display_root
+    sub = Submission(root)
+    for ex in EXERCISES:
+        sub.files[ex.id] = _read(
+            os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id
+        )
+    return sub

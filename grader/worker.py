@@ -1,0 +1,138 @@
+"""What runs inside a submission's child process.
+
+The child imports one exercise file, says whether that worked, then answers
+the grader's requests until the grader hangs up. It never decides anything:
+every answer is read back with a safe loader and judged by the grader.
+Everything here can be undone by the submission (it shares the process), which
+is fine: the worst it can do is send a wrong answer or none.
+"""
+import linecache
+import os
+import sys
+import traceback
+import types
+
+import torch
+
+from grader import limits, ops, protocol, standins
+
+_MAX_TEXT = 2000
+
+
+def _text(obj) -> str:
+    try:
+        return str(obj)[:_MAX_TEXT]
+    except Exception:  # noqa: BLE001 - a submission's __str__ may itself raise
+        return "<unprintable>"
+
+
+def describe(exc: BaseException, filename: str) -> dict:
+    """A plain description of an exception: its type, message and the lines
+    of the submission file it passed through."""
+    info = {"type": type(exc).__name__, "message": _text(exc), "lines": []}
+    if isinstance(exc, SyntaxError):
+        info["lines"] = [[int(exc.lineno or 0), _text(exc.text or "").rstrip()]]
+        info["message"] = _text(exc.msg)
+        return info
+    if isinstance(exc, SystemExit):
+        info["message"] = f"exit({_text(exc.code)})"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename:
+            info["lines"].append([int(frame.lineno or 0), _text(frame.line or "")])
+    info["lines"] = info["lines"][-5:]
+    return info
+
+
+def _plain(value):
+    """Keep exact tensors and numbers; name anything else instead of sending it."""
+    if type(value) is torch.Tensor:
+        return value.detach().clone()
+    if type(value) in (int, float, bool):
+        return value
+    if value is None:
+        return None
+    return {"bad_type": _text(f"{type(value).__module__}.{type(value).__qualname__}")}
+
+
+def _plain_response(response: dict) -> dict:
+    if "value" in response:
+        return {"value": _plain(response["value"])}
+    if "outs" in response:
+        response = dict(response)
+        response["outs"] = [_plain(o) for o in response["outs"]]
+        response["input_grad"] = _plain(response["input_grad"])
+        response["grads"] = {k: _plain(v) for k, v in response["grads"].items()}
+    return response
+
+
+def _isolate_imports(private_dir: str) -> None:
+    """The submission sees its own folder and the Python installation, not the
+    project: ``import solutions`` must not find the reference."""
+    keep = [p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p or p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
+    sys.path[:] = [private_dir] + keep
+    for name in list(sys.modules):
+        if name == "solutions" or name.startswith("solutions.") or name.startswith("checks"):
+            del sys.modules[name]
+
+
+def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
+    """Never returns: the child ends with ``os._exit``."""
+    try:
+        os.setsid()  # its own process group, so the grader can kill all it starts at once
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        os.dup2(req_fd, 3)
+        os.dup2(resp_fd, 4)
+        os.closerange(5, 1 << 16)
+        req_fd, resp_fd = 3, 4
+        private_dir = spec["private_dir"]
+        os.chdir(private_dir)
+        os.environ.clear()
+        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": private_dir, "LANG": "C.UTF-8"})
+        _isolate_imports(private_dir)
+        torch.set_num_threads(1)
+        limits.apply(limits.Limits(**spec["limits"]))
+    except BaseException:  # noqa: BLE001 - nothing to report to yet
+        os._exit(70)
+
+    exercise_id, filename = spec["exercise"], spec["display_name"]
+    path = os.path.join(private_dir, exercise_id + ".py")
+    module = types.ModuleType(exercise_id)
+    module.__file__ = path
+    try:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+        # Tracebacks name the file as the student knows it, with its lines.
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        code = compile(source, filename, "exec")
+        standins.install_siblings(exercise_id)
+        sys.modules[exercise_id] = module
+        exec(code, module.__dict__)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
+        _safe_send(resp_fd, {"ready": False, "error": describe(exc, filename)})
+        os._exit(0)
+    _safe_send(resp_fd, {"ready": True})
+
+    while True:
+        try:
+            request = protocol.receive(req_fd)
+        except BaseException:  # noqa: BLE001 - the grader hung up
+            os._exit(0)
+        try:
+            response = _plain_response(ops.execute(module, request))
+        except BaseException as exc:  # noqa: BLE001
+            response = {"error": describe(exc, filename)}
+        response["id"] = request.get("id")
+        _safe_send(resp_fd, response)
+
+
+def _safe_send(fd: int, message: dict) -> None:
+    try:
+        protocol.send(fd, message)
+    except BaseException as exc:  # noqa: BLE001 - e.g. a result torch.save cannot write
+        try:
+            protocol.send(fd, {"id": message.get("id"), "error": {"type": type(exc).__name__, "message": "the result could not be sent back: " + _text(exc), "lines": []}})
+        except BaseException:  # noqa: BLE001
+            os._exit(71)

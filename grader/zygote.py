@@ -1,0 +1,131 @@
+"""A clean process that forks the children submission code runs in.
+
+Importing torch costs about two seconds, so children are forked from a process
+that already has it rather than started afresh. They are not forked from the
+grading process itself: by the time checks run, that process holds the
+reference solutions and the checks in memory, and a forked child would inherit
+them. The zygote is forked at start-up, before any of that is imported, and
+keeps that clean state for every child it makes.
+
+It is also a subreaper: anything a child starts and orphans is re-parented to
+the zygote, which kills it when the grader says the exercise is over.
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+
+from grader import limits
+
+_BUF = 1 << 16
+
+
+class ZygoteGone(Exception):
+    """The zygote died (a submission may have killed it)."""
+
+
+def _serve(sock: socket.socket) -> None:
+    limits.become_subreaper()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, _BUF, 3)
+        except OSError:
+            break
+        if not msg:
+            break
+        cmd = json.loads(msg)
+        if cmd["cmd"] == "spawn":
+            pid = os.fork()
+            if pid == 0:
+                sock.close()
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                from grader import worker
+
+                worker.main(cmd["spec"], *fds)
+                os._exit(0)
+            for fd in fds:
+                os.close(fd)
+            sock.sendall(json.dumps({"pid": pid}).encode())
+        elif cmd["cmd"] == "kill":
+            limits.kill_children()
+            sock.sendall(b'{"ok": true}')
+        elif cmd["cmd"] == "exit":
+            break
+    limits.kill_children()
+
+
+class Zygote:
+    def __init__(self, pid: int, sock: socket.socket, popen=None):
+        self.pid, self.sock, self._popen = pid, sock, popen
+
+    @classmethod
+    def fork(cls) -> "Zygote":
+        """Fork the zygote from the current process: call this before importing
+        anything a submission must not see."""
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            parent.close()
+            try:
+                _serve(child)
+            finally:
+                os._exit(0)
+        child.close()
+        return cls(pid, parent)
+
+    @classmethod
+    def exec(cls) -> "Zygote":
+        """Start a fresh zygote with a new interpreter (slower: it imports torch
+        again). Used when the forked one has been killed."""
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        popen = subprocess.Popen(
+            [sys.executable, "-m", "grader.zygote", str(child.fileno())],
+            pass_fds=[child.fileno()],
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        )
+        child.close()
+        return cls(popen.pid, parent, popen)
+
+    def _ask(self, cmd: dict, fds=()) -> dict:
+        try:
+            socket.send_fds(self.sock, [json.dumps(cmd).encode()], list(fds))
+            reply = self.sock.recv(_BUF)
+        except OSError as exc:
+            raise ZygoteGone(str(exc)) from None
+        if not reply:
+            raise ZygoteGone("no reply")
+        return json.loads(reply)
+
+    def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
+        return self._ask({"cmd": "spawn", "spec": spec}, [req_r, resp_w, out_w])["pid"]
+
+    def kill_all(self) -> None:
+        """Kill every process the children started, wherever they went."""
+        self._ask({"cmd": "kill"})
+
+    def alive(self) -> bool:
+        try:
+            pid, _ = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        return pid == 0
+
+    def close(self) -> None:
+        try:
+            socket.send_fds(self.sock, [b'{"cmd": "exit"}'], [])
+        except OSError:
+            pass
+        self.sock.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+if __name__ == "__main__":
+    import torch  # noqa: F401 - children expect it already imported
+
+    _serve(socket.socket(fileno=int(sys.argv[1])))
