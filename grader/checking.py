@@ -122,3 +122,39 @@ def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.T
     """Reproducible inputs that do not touch the global random state."""
     g = torch.Generator().manual_seed(seed)
     return torch.randn(*shape, generator=g, dtype=dtype)
+
+
+def random_state(shapes: dict, seed: int, dtype: torch.dtype = torch.float32) -> dict:
+    """Parameters for a module, by contract name: ``{"key.weight": (4, 12)}``.
+
+    Weights named ``ln*.weight`` are drawn around 1 and biases around 0, so
+    that a layer norm used in the wrong place changes the result."""
+    g = torch.Generator().manual_seed(seed)
+    state = {}
+    for name, shape in shapes.items():
+        x = torch.randn(*shape, generator=g, dtype=dtype)
+        if name.split(".")[0].startswith("ln") and name.endswith("weight"):
+            x = 1 + 0.5 * x
+        elif name.endswith("bias"):
+            x = 0.5 * x
+        else:
+            x = x * shape[-1] ** -0.5  # like nn.Linear's scale, so activations stay moderate
+        state[name] = x
+    return state
+
+
+def expect_grads(got, want, what: Text, hint: Text | None = None) -> None:
+    """Every parameter the reference trains gets a finite, matching gradient."""
+    for name, w in want.grads.items():
+        g = got.grads.get(name)
+        expect(
+            g is not None,
+            what,
+            t(f"{name} 没有梯度", f"{name} has no gradient").inline(),
+            t(f"{name} 有梯度", f"{name} has a gradient").inline(),
+            hint or t(
+                "这个参数没有参与前向计算，或者计算图被 detach/no_grad/.data 切断了。",
+                "This parameter is not used in forward, or the graph is cut by detach / no_grad / .data.",
+            ),
+        )
+        expect_close(g, w, what=t(what.zh + f"（{name} 的梯度）", what.en + f" (gradient of {name})"), hint=hint, atol=1e-4, rtol=1e-3)

@@ -29,6 +29,11 @@ class Endpoint:
     def call(self, fn: str, *args, **kwargs):
         return self.request(ops.call(fn, *args, **kwargs))["value"]
 
+    def call_keeping_args(self, fn: str, *args, **kwargs):
+        """Like ``call``, but also return the arguments as the call left them."""
+        response = self.request(ops.call(fn, *args, **kwargs))
+        return response["value"], response["args"]
+
     def module(self, cls: str, **kwargs) -> ModuleRun:
         response = self.request(ops.module(cls, **kwargs))
         if "missing" in response:
@@ -316,9 +321,13 @@ def _validated(response: dict) -> dict:
     """Check the shape of a child's response before any check sees it."""
     if "value" in response:
         value = response["value"]
+        args = response.get("args")
+        if not isinstance(args, list):
+            raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
+        args = [a if type(a) in (int, float, bool) or a is None else _tensor(a) for a in args]
         if type(value) in (int, float, bool):
-            return {"value": value}
-        return {"value": _tensor(value)}
+            return {"value": value, "args": args}
+        return {"value": _tensor(value), "args": args}
     if "missing" in response:
         if not isinstance(response.get("missing"), list) or not isinstance(response.get("mismatched"), dict):
             raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))

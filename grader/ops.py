@@ -52,7 +52,10 @@ def execute(namespace, request: dict) -> dict:
     response. Exceptions propagate: the caller decides how to report them."""
     if request["op"] == "call":
         fn = getattr(namespace, request["fn"])
-        return {"value": fn(*request["args"], **request["kwargs"])}
+        value = fn(*request["args"], **request["kwargs"])
+        # The arguments go back too, as the call left them: a check can tell
+        # whether the function changed its input in place.
+        return {"value": value, "args": request["args"]}
     if request["op"] == "module":
         return _run_module(namespace, request)
     raise ValueError(f"unknown op {request['op']!r}")

@@ -56,7 +56,7 @@ def _plain(value):
 
 def _plain_response(response: dict) -> dict:
     if "value" in response:
-        return {"value": _plain(response["value"])}
+        return {"value": _plain(response["value"]), "args": [_plain(a) for a in response.get("args", [])]}
     if "outs" in response:
         response = dict(response)
         response["outs"] = [_plain(o) for o in response["outs"]]

@@ -1,0 +1,41 @@
+"""ex3_scaling: hidden checks."""
+import pytest
+import torch
+
+from grader.checking import expect, expect_close, randn, t
+
+
+@pytest.mark.points(2)
+def test_input_left_unchanged(sub, ref):
+    """不改动传进来的张量 / the input tensor is left unchanged"""
+    scores = randn(2, 3, 3, seed=32)
+    got, (after, _) = sub.call_keeping_args("scale_scores", scores, 4)
+    expect_close(got, ref.scale_scores(scores, 4), what=t("scale_scores(scores, 4)", "scale_scores(scores, 4)"))
+    expect(
+        torch.equal(after, scores),
+        t("调用 scale_scores 之后，传进去的 scores", "the scores passed in, after scale_scores returns"),
+        t("被改动了", "changed").inline(),
+        t("原样不变", "unchanged").inline(),
+        t("不要原地修改（scores *= ...、mul_）：返回一个新张量。", "Do not modify in place (scores *= ..., mul_): return a new tensor."),
+    )
+
+
+@pytest.mark.points(1)
+def test_float64(sub, ref):
+    """float64 进，float64 出 / float64 in, float64 out"""
+    scores = randn(2, 4, 4, seed=33, dtype=torch.float64)
+    expect_close(sub.scale_scores(scores, 9), ref.scale_scores(scores, 9), what=t("float64 的 scores，head_size = 9", "float64 scores with head_size = 9"), atol=1e-10, rtol=1e-8)
+
+
+@pytest.mark.points(1)
+def test_head_size_one(sub, ref):
+    """head_size = 1 时不变 / head_size = 1 leaves scores as they are"""
+    scores = randn(3, 2, 2, seed=34)
+    expect_close(sub.scale_scores(scores, 1), ref.scale_scores(scores, 1), what=t("head_size = 1", "head_size = 1"))
+
+
+@pytest.mark.points(1)
+def test_any_shape(sub, ref):
+    """任意形状 / any shape"""
+    scores = randn(2, 3, 4, 4, seed=35)
+    expect_close(sub.scale_scores(scores, 25), ref.scale_scores(scores, 25), what=t("4 维的 scores (2, 3, 4, 4)", "4-d scores (2, 3, 4, 4)"))

@@ -1,0 +1,107 @@
+"""ex6_block: hidden checks (graded with stand-ins, like the public ones)."""
+import pytest
+import torch
+
+from grader.checking import expect, expect_close, expect_grads, randn, random_state, t
+
+
+def mha_state(n_embd, n_head, seed):
+    hs = n_embd // n_head
+    shapes = {f"heads.{i}.{p}.weight": (hs, n_embd) for i in range(n_head) for p in ("key", "query", "value")}
+    shapes.update({"proj.weight": (n_embd, n_embd), "proj.bias": (n_embd,)})
+    return random_state(shapes, seed)
+
+
+def block_state(n_embd, seed, dtype=torch.float32):
+    names = {"sa.lin.weight": (n_embd, n_embd), "sa.lin.bias": (n_embd,), "ffwd.lin.weight": (n_embd, n_embd), "ffwd.lin.bias": (n_embd,)}
+    names.update({"ln1.weight": (n_embd,), "ln1.bias": (n_embd,), "ln2.weight": (n_embd,), "ln2.bias": (n_embd,)})
+    return random_state(names, seed, dtype)
+
+
+def standins(n_embd):
+    return {"sa": {"kind": "mixer", "n_embd": n_embd}, "ffwd": {"kind": "position_wise", "n_embd": n_embd}}
+
+
+@pytest.mark.points(3)
+def test_many_heads(sub, ref):
+    """四个头，每个头宽 4 / four heads of size 4"""
+    init = dict(n_embd=16, n_head=4, block_size=6)
+    state, x = mha_state(16, 4, seed=81), randn(2, 6, 16, seed=82)
+    expect_close(
+        sub.module("MultiHeadAttention", init=init, state=state, inputs=[x]).outs[0],
+        ref.module("MultiHeadAttention", init=init, state=state, inputs=[x]).outs[0],
+        what=t("MultiHeadAttention(n_embd=16, n_head=4, block_size=6)", "MultiHeadAttention(n_embd=16, n_head=4, block_size=6)"),
+        hint=t("按 heads 的顺序拼接，在最后一维（dim=-1）。", "Concatenate in the order of heads, on the last dim (dim=-1)."),
+    )
+
+
+@pytest.mark.points(2)
+def test_attention_dropout_off_in_eval(sub, ref):
+    """eval 模式下多头注意力没有 dropout / no dropout in multi-head attention in eval mode"""
+    init = dict(n_embd=8, n_head=2, block_size=6, dropout=0.5)
+    state, x = mha_state(8, 2, seed=83), randn(2, 4, 8, seed=84)
+    expect_close(
+        sub.module("MultiHeadAttention", init=init, state=state, inputs=[x]).outs[0],
+        ref.module("MultiHeadAttention", init=init, state=state, inputs=[x]).outs[0],
+        what=t("dropout=0.5，eval 模式", "dropout=0.5 in eval mode"),
+        hint=t("dropout 用 nn.Dropout 模块，eval() 时自动关闭。", "Use nn.Dropout modules: they switch off under eval()."),
+    )
+
+
+@pytest.mark.points(2)
+def test_feed_forward_other_size_and_eval(sub, ref):
+    """另一个宽度；eval 模式没有 dropout / another width; no dropout in eval mode"""
+    n = 5
+    init = dict(n_embd=n, dropout=0.5)
+    state = random_state({"net.0.weight": (4 * n, n), "net.0.bias": (4 * n,), "net.2.weight": (n, 4 * n), "net.2.bias": (n,)}, seed=85)
+    x = randn(3, 2, n, seed=86)
+    expect_close(
+        sub.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
+        ref.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
+        what=t("FeedForward(n_embd=5, dropout=0.5)，eval 模式", "FeedForward(n_embd=5, dropout=0.5) in eval mode"),
+    )
+
+
+@pytest.mark.points(2)
+def test_block_gradients(sub, ref):
+    """梯度传到 Block 的每个参数 / gradients reach every parameter of the Block"""
+    init = dict(n_embd=8, n_head=2, block_size=6)
+    state, x = block_state(8, seed=87), randn(2, 5, 8, seed=88)
+    expect_grads(
+        sub.module("Block", init=init, state=state, inputs=[x], replace=standins(8), backward=True),
+        ref.module("Block", init=init, state=state, inputs=[x], replace=standins(8), backward=True),
+        what=t("Block 各参数的梯度（ln1、ln2、sa、ffwd）", "the gradients of the Block's parameters (ln1, ln2, sa, ffwd)"),
+        hint=t("ln1 用在 sa 之前，ln2 用在 ffwd 之前，两者都要用到。", "ln1 goes before sa and ln2 before ffwd; both must be used."),
+    )
+
+
+@pytest.mark.points(2)
+def test_block_float64(sub, ref):
+    """float64 进，float64 出 / float64 in, float64 out"""
+    init = dict(n_embd=6, n_head=2, block_size=4)
+    state, x = block_state(6, seed=89, dtype=torch.float64), randn(2, 4, 6, seed=90, dtype=torch.float64)
+    expect_close(
+        sub.module("Block", init=init, state=state, inputs=[x], replace=standins(6), dtype=torch.float64).outs[0],
+        ref.module("Block", init=init, state=state, inputs=[x], replace=standins(6), dtype=torch.float64).outs[0],
+        what=t("整个 Block 转成 float64", "the whole Block in float64"),
+        atol=1e-10,
+        rtol=1e-8,
+    )
+
+
+@pytest.mark.points(2)
+def test_block_does_not_see_the_future(sub):
+    """Block 不看未来 / the Block does not see the future"""
+    init = dict(n_embd=8, n_head=2, block_size=8)
+    state = block_state(8, seed=91)
+    x = randn(2, 7, 8, seed=92)
+    y = x.clone()
+    y[:, 5:] = randn(2, 2, 8, seed=93) * 4
+    a, b = sub.module("Block", init=init, state=state, inputs=[x, y], replace=standins(8)).outs
+    expect(
+        a.shape == b.shape == (2, 7, 8) and torch.allclose(a[:, :5], b[:, :5], atol=1e-5),
+        t("只改动位置 5、6 之后，位置 0..4 的输出", "outputs at positions 0..4 after changing only positions 5 and 6"),
+        t("变了", "they changed").inline(),
+        t("不变", "unchanged").inline(),
+        t("LayerNorm 只在最后一维（n_embd）上归一化：nn.LayerNorm(n_embd)。", "LayerNorm normalises over the last dim only (n_embd): nn.LayerNorm(n_embd)."),
+    )

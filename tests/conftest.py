@@ -1,0 +1,89 @@
+"""Helpers for the project's own tests: build a submission folder from the
+solutions with some files replaced, and grade it."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOLUTIONS = os.path.join(ROOT, "solutions")
+EXERCISES = os.path.join(ROOT, "exercises")
+sys.path.insert(0, ROOT)
+
+from grader.exercises import IDS  # noqa: E402
+
+
+def make_submission(folder, replace: dict | None = None, base: str = SOLUTIONS) -> str:
+    """A copy of ``base`` (the solutions by default) with the files in
+    ``replace`` (exercise id -> source text) written over it."""
+    folder = str(folder)
+    os.makedirs(folder, exist_ok=True)
+    for ex in IDS:
+        shutil.copy(os.path.join(base, ex + ".py"), os.path.join(folder, ex + ".py"))
+    for ex, source in (replace or {}).items():
+        with open(os.path.join(folder, ex + ".py"), "w", encoding="utf-8") as f:
+            f.write(source)
+    return folder
+
+
+def points_by_exercise(results: dict) -> dict:
+    out = {ex: 0.0 for ex in IDS}
+    for test in results["tests"]:
+        out[test["tags"][0]] += test["score"]
+    return out
+
+
+def failed_checks(results: dict, exercise: str) -> set:
+    return {t["tags"][2] + ("[hidden]" if t["tags"][1] == "hidden" else "") for t in results["tests"] if t["tags"][0] == exercise and t["status"] == "failed"}
+
+
+def run_cli(*args, timeout: float = 600, cwd: str = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
+
+
+def grade_cli(folder, *extra) -> tuple[dict, subprocess.CompletedProcess]:
+    """Grade ``folder`` the way a student does, as a separate process."""
+    out = os.path.join(str(folder) + "-results.json")
+    proc = run_cli("grade", str(folder), "--json", out, *extra)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with open(out, encoding="utf-8") as f:
+        return json.load(f), proc
+
+
+@pytest.fixture(scope="session")
+def full_marks() -> dict:
+    """Max points per exercise, from grading the solutions once."""
+    from grader.grading import Grader
+
+    g = Grader()
+    try:
+        grade = g.grade(SOLUTIONS)
+    finally:
+        g.close()
+    return {ex: grade.exercise_points(ex)[1] for ex in IDS}
+
+
+@pytest.fixture(scope="session")
+def grader():
+    """One grader process for many submissions (as batch grading uses it)."""
+    from grader.grading import Grader
+
+    g = Grader()
+    yield g
+    g.close()
+
+
+def as_results(grade) -> dict:
+    from grader import report
+
+    return report.results_json(grade)
