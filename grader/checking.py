@@ -36,33 +36,43 @@ class SubmissionFault(Exception):
         self.fault = fault
 
 
-def fmt(x, decimals: int = 4, max_items: int = 36) -> str:
-    """A tensor as a student can read it: rounded values for small ones, the
-    shape and a corner for large ones."""
+def fmt(x, decimals: int = 4, max_rows: int = 4, max_cols: int = 5) -> str:
+    """A tensor as a student can read it: one line per row, rounded, and for
+    large tensors only the top-left corner of the first matrix."""
     if not isinstance(x, torch.Tensor):
         return repr(x)
-    if x.numel() <= max_items:
-        return _nested(x, decimals)
-    corner = x
-    while corner.dim() > 2:
-        corner = corner[0]
-    corner = corner[..., :4] if corner.dim() == 1 else corner[:3, :4]
-    return f"shape {tuple(x.shape)}, {x.dtype}; corner {_nested(corner, decimals)} ..."
+    x = x.detach().cpu()
+    if x.dim() == 0:
+        return _num(x.item(), decimals)
+    if x.dim() == 1:
+        cut = x[:max_cols * 2]
+        more = ", ..." if x.numel() > cut.numel() else ""
+        return "[" + ", ".join(_num(v, decimals) for v in cut.tolist()) + more + "]"
+    prefix = ""
+    if x.dim() > 2 or x.shape[0] > max_rows or x.shape[1] > max_cols:
+        index = "[0, " * (x.dim() - 2)
+        where = f"x{index.rstrip(', ')}] " if x.dim() > 2 else ""
+        corner = "top-left" if (x.shape[-2] > max_rows or x.shape[-1] > max_cols) else ""
+        prefix = f"shape {tuple(x.shape)}, {x.dtype}; {where}{corner}".rstrip() + ":\n"
+    while x.dim() > 2:
+        x = x[0]
+    rows = []
+    for row in x[:max_rows].tolist():
+        cells = [_num(v, decimals) for v in row[:max_cols]]
+        rows.append("[" + ", ".join(cells) + (", ..." if len(row) > max_cols else "") + "]")
+    if x.shape[0] > max_rows:
+        rows.append("...")
+    return prefix + "\n".join(rows)
 
 
-def _nested(x: torch.Tensor, decimals: int) -> str:
-    def one(v):
-        if isinstance(v, list):
-            return "[" + ", ".join(one(u) for u in v) + "]"
-        if isinstance(v, bool):
-            return str(v)
-        if isinstance(v, float):
-            if math.isnan(v) or math.isinf(v):
-                return str(v)
-            return f"{v:.{decimals}f}"
+def _num(v, decimals: int) -> str:
+    if isinstance(v, bool):
         return str(v)
-
-    return one(x.detach().cpu().tolist())
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return str(v)
+        return f"{v:.{decimals}f}"
+    return str(v)
 
 
 def expect(condition: bool, what: Text, got: str, want: str, hint: Text | None = None) -> None:
@@ -113,7 +123,7 @@ def expect_close(
             hint = alt_hint
             break
     got_s, want_s = fmt(got), fmt(want)
-    if got.numel() > 36:
+    if got.dim() > 2 or got.numel() > 20:
         got_s += "\n" + _first_difference(got.to(want.dtype), want, atol, rtol)
     raise CheckFailed(what, got_s, want_s, hint)
 

@@ -45,12 +45,24 @@ def _points(item) -> float:
     return float(marker.args[0]) if marker else 0.0
 
 
+def _field(label: str, value: str) -> list[str]:
+    pad = " " * (len(label) + 2)  # the label's two Chinese characters take two columns each
+    lines = value.splitlines() or [""]
+    return [label + lines[0]] + [pad + line for line in lines[1:]]
+
+
+def _pair(label: str, text: Text) -> list[str]:
+    if text.zh == text.en:
+        return _field(label, text.zh)
+    return _field(label, text.zh + "\n" + text.en)
+
+
 def format_failure(what: Text, got: str, want: str, hint: Text | None) -> str:
-    lines = [f"测试 / tested:   {what.zh}", f"                 {what.en}"]
-    lines += [f"得到 / got:      {got}".replace("\n", "\n                 ")]
-    lines += [f"期望 / expected: {want}".replace("\n", "\n                 ")]
+    lines = _pair("测试 / tested:   ", what)
+    lines += _field("得到 / got:      ", got)
+    lines += _field("期望 / expected: ", want)
     if hint:
-        lines += [f"提示 / hint:     {hint.zh}", f"                 {hint.en}"]
+        lines += _pair("提示 / hint:     ", hint)
     return "\n".join(lines)
 
 

@@ -41,6 +41,61 @@ def _shared_fault(rs) -> str | None:
     return None
 
 
+SHOWN_IN_FULL = 3  # failures explained in full per exercise; the rest are listed by name
+
+
+def wrap(line: str, limit: int = WIDTH - 2) -> list[str]:
+    """Wrap a line to ``limit`` terminal columns, keeping its indentation.
+    Breaks at spaces where there are any, anywhere in Chinese text but never
+    before Chinese punctuation (which may then stick out by one character:
+    hence the default two columns short of the terminal's 80)."""
+    if width(line) <= limit:
+        return [line]
+    body = line.lstrip(" ")
+    indent = " " * (len(line) - len(body))
+    # Continuation lines line up with the text after a "label:   " prefix if there is one.
+    label_end = body.find(":  ")
+    if 0 < label_end < 20:
+        text_start = len(body) - len(body[label_end + 1 :].lstrip(" "))
+        hang = indent + " " * width(body[:text_start])
+    else:
+        hang = indent + ("  " if body.startswith("✗ ") else "")
+    out, current = [], indent
+    for token in _tokens(body):
+        breakable = token not in _NO_BREAK_BEFORE
+        if breakable and width(current) + width(token) > limit and current.strip():
+            out.append(current.rstrip())
+            current = hang
+            token = token.lstrip(" ")
+        current += token
+    out.append(current.rstrip())
+    return out
+
+
+_NO_BREAK_BEFORE = set("。，、；：）」』！？")
+
+
+def _tokens(text: str):
+    word = ""
+    for ch in text:
+        if ch == " " or width(ch) == 2:
+            if word:
+                yield word
+            word = ""
+            yield ch
+        else:
+            word += ch
+    if word:
+        yield word
+
+
+def _grouped(failed):
+    groups: dict[str, list] = {}
+    for r in failed:
+        groups.setdefault(r.feedback, []).append(r)
+    return groups.items()
+
+
 def terminal(grade, title: str = "") -> str:
     out = []
     rule = "─" * WIDTH
@@ -67,16 +122,26 @@ def terminal(grade, title: str = "") -> str:
         if shared is not None:
             out.append(_indent(shared))
         else:
-            for r in failed:
-                out.append(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})")
-                out.append(_indent(r.feedback))
+            # Checks that failed for the same reason (say, one unfinished
+            # function) are listed together, with the reason once.
+            groups = list(_grouped(failed))
+            for feedback, group in groups[:SHOWN_IN_FULL]:
+                for r in group:
+                    out.append(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})")
+                out.append(_indent(feedback))
+            rest = [r for _, group in groups[SHOWN_IN_FULL:] for r in group]
+            if rest:
+                out.append(f"还有 {len(rest)} 项检查未通过（先改上面的，它们常常一起变好）")
+                out.append(f"{len(rest)} more checks failed (fix the ones above first; these often follow):")
+                out.extend(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})" for r in rest)
         printed = grade.outputs.get(ex, "").strip()
         if printed:
             out.append(_indent("你的程序输出 / your code printed:\n" + _indent(printed[-1200:])))
         out.append("")
     for err in grade.errors:
         out.append("评分程序出错 / grader error:\n" + err)
-    return "\n".join(out).rstrip() + "\n"
+    text = "\n".join(out).rstrip()
+    return "\n".join(w for line in text.splitlines() for w in wrap(line)) + "\n"
 
 
 def _indent(s: str, by: str = "    ") -> str:
