@@ -164,16 +164,23 @@ class SubmissionEndpoint(Endpoint):
         self.budget_end = None
         self.final_fault: Fault | None = None  # a fault every further request repeats
         self.req_w = self.resp_r = None
+        self.pid: int | None = None
+        self.ready = False
         self.drain: _Drain | None = None
         self.next_id = 0
         self.output = ""
 
     # - lifecycle -
-    def _start(self) -> None:
-        if self.file.problem is not None:
-            self.final_fault = Fault(self.file.problem)
-        if self.final_fault:
-            raise SubmissionFault(self.final_fault)
+    def prestart(self) -> None:
+        """Start the child now, so that its import runs while the grader does
+        other work; ``_start`` then only waits for it."""
+        if self.file.problem is None and self.final_fault is None and self.req_w is None:
+            try:
+                self._spawn()
+            except SubmissionFault:
+                pass  # _start will say why
+
+    def _spawn(self) -> None:
         now = time.monotonic()
         if self.budget_end is None:
             self.budget_end = now + self.limits.exercise_seconds
@@ -195,18 +202,29 @@ class SubmissionEndpoint(Endpoint):
             "limits": self.limits.to_dict(),
         }
         try:
-            self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
-        except ZygoteGone:
-            self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
+            try:
+                self.pid = self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
+            except ZygoteGone:
+                self.pid = self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
         finally:
             for fd in (req_r, resp_w, out_w):
                 os.close(fd)
-        self.req_w, self.resp_r = req_w, resp_r
+        self.req_w, self.resp_r, self.ready = req_w, resp_r, False
+        self.import_deadline = min(now + self.limits.import_seconds, self.budget_end)
         self.drain = _Drain(out_r, self.limits.output_bytes)
         self.drain.start()
-        deadline = min(now + self.limits.import_seconds, self.budget_end)
+
+    def _start(self) -> None:
+        if self.file.problem is not None:
+            self.final_fault = Fault(self.file.problem)
+        if self.final_fault:
+            raise SubmissionFault(self.final_fault)
+        if self.req_w is None:
+            self._spawn()
+        if self.ready:
+            return
         try:
-            ready = protocol.receive(self.resp_r, deadline)
+            ready = protocol.receive(self.resp_r, self.import_deadline)
         except protocol.Timeout:
             self._stop()
             self.final_fault = Fault(
@@ -232,6 +250,7 @@ class SubmissionEndpoint(Endpoint):
                     "导入文件失败：" + self.final_fault.message.zh, "importing the file failed: " + self.final_fault.message.en
                 )
             raise SubmissionFault(self.final_fault)
+        self.ready = True
 
     def _stop(self) -> None:
         """Kill the child and everything it started; keep what it printed."""
@@ -242,10 +261,12 @@ class SubmissionEndpoint(Endpoint):
                 except OSError:
                     pass
         self.req_w = self.resp_r = None
-        try:
-            self.zygotes.get().kill_all()
-        except ZygoteGone:
-            pass
+        if self.pid is not None:
+            try:
+                self.zygotes.get().kill(self.pid)
+            except ZygoteGone:
+                pass
+            self.pid = None
         if self.drain is not None:
             self.drain.join(timeout=5)
             self.output += self.drain.text()
@@ -256,7 +277,7 @@ class SubmissionEndpoint(Endpoint):
 
     # - requests -
     def request(self, request: dict) -> dict:
-        if self.req_w is None:
+        if not self.ready:
             self._start()
         self.next_id += 1
         request = dict(request, id=self.next_id)

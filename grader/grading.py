@@ -42,6 +42,21 @@ class Grade:
         return sum(r.max_points for r in self.results)
 
 
+@contextlib.contextmanager
+def _no_plugin_autoload():
+    """Installed pytest plugins (hypothesis's costs two seconds to import)
+    have no business in grading: only our plugin is loaded."""
+    old = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = old
+
+
 class Grader:
     """One grader process: a zygote, then any number of submissions."""
 
@@ -60,25 +75,43 @@ class Grader:
         return [d for d in (os.path.join(self.checks_dir, "public"), os.path.join(self.checks_dir, "hidden")) if os.path.isdir(d)]
 
     def grade(self, path: str, only: str | None = None, display_root: str | None = None) -> Grade:
-        import pytest
         import torch
 
         from grader import submission as submission_mod
         from grader.endpoints import ReferenceEndpoint, SubmissionEndpoint, Zygotes
-        from grader.plugin import GradingPlugin
 
         start = time.monotonic()
         torch.set_num_threads(1)  # tiny tensors: threads cost more than they give
         sub = submission_mod.load(path, display_root)
         workdir = tempfile.mkdtemp(prefix="attention-grader-")
         zygotes = Zygotes(self.zygote)
+        order = [ex for ex in IDS if only in (None, ex)]
+        endpoints = {ex: SubmissionEndpoint(sub.files[ex], zygotes, self.limits, workdir, sub) for ex in order}
+        endpoints[order[0]].prestart()
+        import pytest  # after the first child has started: its import overlaps ours
+
+        from grader.plugin import GradingPlugin
+
+        def make_sub(ex):
+            # Start the next exercise's child now: its import overlaps this exercise's checks.
+            later = order[order.index(ex) + 1 :]
+            if later:
+                endpoints[later[0]].prestart()
+            return endpoints[ex]
+
         plugin = GradingPlugin(
-            make_sub=lambda ex: SubmissionEndpoint(sub.files[ex], zygotes, self.limits, workdir, sub),
+            make_sub=make_sub,
             make_ref=lambda ex: ReferenceEndpoint(ex, os.path.join(self.solutions_dir, ex + ".py")),
             only=only,
         )
         args = self.check_dirs() + [
             "-q",
+            "--assert=plain",  # checks use expect(), so no assertion rewriting (it costs a compile per file)
+            "--capture=no",  # output is already redirected; per-test capture files cost time
+            # Built-in plugins grading has no use for; each costs start-up time.
+            *("-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise"),
+            *("-p", "no:logging", "-p", "no:faulthandler", "-p", "no:legacypath", "-p", "no:warnings"),
+            *("-p", "no:unraisableexception", "-p", "no:threadexception"),  # each runs gc.collect()
             "-p", "no:cacheprovider",
             "-p", "no:randomly",
             "--import-mode=importlib",
@@ -88,12 +121,18 @@ class Grader:
         grade = Grade(display_root or path)
         log = io.StringIO()
         try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+            with warnings.catch_warnings(), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), _no_plugin_autoload():
                 warnings.simplefilter("ignore")
                 code = pytest.main(args, plugins=[plugin])
         finally:
             plugin.close()
+            for endpoint in endpoints.values():
+                endpoint.close()
             self.zygote = zygotes.current
+            try:
+                self.zygote.kill_all()  # orphans that outlived their exercise
+            except Exception:  # noqa: BLE001 - a dead zygote has nothing left to kill
+                pass
             shutil.rmtree(workdir, ignore_errors=True)
         if plugin.collect_errors or code not in (0, 1):
             grade.errors.append(f"pytest exit code {code}\n" + "\n".join(plugin.collect_errors) + log.getvalue()[-4000:])

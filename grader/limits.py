@@ -7,7 +7,6 @@ import ctypes
 import os
 import resource
 import signal
-import time
 from dataclasses import asdict, dataclass
 
 
@@ -137,6 +136,11 @@ def kill_children(keep: frozenset = frozenset(), rounds: int = 200) -> None:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        time.sleep(0.005)
-        reap()
+        for pid in victims:
+            # SIGKILL cannot be caught or ignored, so waiting is short; its
+            # orphans are ours by the time it is reaped.
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
     reap()

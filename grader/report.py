@@ -7,7 +7,7 @@ import unicodedata
 
 from grader.exercises import BY_ID, IDS
 
-WIDTH = 80
+WIDTH = 78  # two columns short of an 80-column terminal, so nothing wraps
 
 
 def width(s: str) -> int:
@@ -44,7 +44,7 @@ def _shared_fault(rs) -> str | None:
 SHOWN_IN_FULL = 3  # failures explained in full per exercise; the rest are listed by name
 
 
-def wrap(line: str, limit: int = WIDTH - 2) -> list[str]:
+def wrap(line: str, limit: int = WIDTH) -> list[str]:
     """Wrap a line to ``limit`` terminal columns, keeping its indentation.
     Breaks at spaces where there are any, anywhere in Chinese text but never
     before Chinese punctuation (which may then stick out by one character:
@@ -101,7 +101,7 @@ def terminal(grade, title: str = "") -> str:
     rule = "─" * WIDTH
     out.append(title or f"注意力练习评分 / Attention exercises: {grade.submission}")
     out.append(rule)
-    out.append(pad("练习 / exercise", 48) + pad("得分 / points", 16, True) + pad("通过 / passed", 16, True))
+    out.append(pad("练习 / exercise", 46) + pad("得分 / points", 16, True) + pad("通过 / passed", 16, True))
     out.append(rule)
     for ex, rs in _exercise_rows(grade):
         got, most = sum(r.points for r in rs), sum(r.max_points for r in rs)
@@ -109,9 +109,9 @@ def terminal(grade, title: str = "") -> str:
         e = BY_ID[ex]
         mark = "✓" if passed == len(rs) else ("·" if passed == 0 else "~")
         name = f"{mark} {ex}  {e.zh} {e.en}"
-        out.append(pad(name, 48) + pad(f"{_num(got)} / {_num(most)}", 16, True) + pad(f"{passed} / {len(rs)}", 16, True))
+        out.append(pad(name, 46) + pad(f"{_num(got)} / {_num(most)}", 16, True) + pad(f"{passed} / {len(rs)}", 16, True))
     out.append(rule)
-    out.append(pad("总分 / total", 48) + pad(f"{_num(grade.score)} / {_num(grade.max_score)}", 16, True))
+    out.append(pad("总分 / total", 46) + pad(f"{_num(grade.score)} / {_num(grade.max_score)}", 16, True))
     out.append("")
     for ex, rs in _exercise_rows(grade):
         failed = [r for r in rs if not r.passed]
