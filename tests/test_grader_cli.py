@@ -1,0 +1,143 @@
+"""The grader as a student and a teacher use it: the command line, the
+terminal report, results.json and exit codes."""
+import hashlib
+import json
+import os
+import re
+
+import pytest
+from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, points_by_exercise, run_cli
+
+from grader.exercises import IDS
+from grader.report import width
+
+
+def tree_hash(folder) -> dict:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, folder)
+            out[rel] = hashlib.sha256(open(path, "rb").read()).hexdigest() if os.path.isfile(path) else "dir"
+    return out
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    folder = make_submission(tmp_path_factory.mktemp("solved") / "sub")
+    before = tree_hash(folder)
+    results, proc = grade_cli(folder)
+    return folder, before, results, proc
+
+
+@pytest.fixture(scope="module")
+def stubs(tmp_path_factory):
+    folder = make_submission(tmp_path_factory.mktemp("stubs") / "sub", base=EXERCISES)
+    results, proc = grade_cli(folder)
+    return results, proc
+
+
+def test_solutions_score_100(solved):
+    _, _, results, proc = solved
+    assert results["score"] == 100
+    assert all(t["status"] == "passed" for t in results["tests"])
+    assert "100 / 100" in proc.stdout
+
+
+def test_stubs_score_0_and_say_not_implemented(stubs):
+    results, proc = stubs
+    assert results["score"] == 0
+    assert all(t["status"] == "failed" for t in results["tests"])
+    assert all("尚未完成" in t["output"] and "not implemented yet" in t["output"] for t in results["tests"])
+    assert "0 / 100" in proc.stdout
+    for ex in IDS:
+        assert f"{ex}.py, line" in proc.stdout  # where the unfinished code is
+
+
+def test_results_json_is_gradescope_shaped(solved):
+    _, _, results, _ = solved
+    assert set(results) >= {"score", "execution_time", "tests"}
+    assert isinstance(results["execution_time"], (int, float))
+    seen = set()
+    for t in results["tests"]:
+        assert set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "tags"}
+        assert t["status"] in ("passed", "failed")
+        assert t["visibility"] in ("visible", "after_published")
+        assert t["tags"][0] in IDS
+        assert t["name"].startswith(t["tags"][0])
+        seen.add(t["tags"][0])
+        assert (t["visibility"] == "after_published") == (t["tags"][1] == "hidden")
+    assert seen == set(IDS)
+    assert sum(t["max_score"] for t in results["tests"]) == 100
+
+
+def test_every_exercise_has_public_and_hidden_checks(solved):
+    _, _, results, _ = solved
+    for ex in IDS:
+        kinds = {t["tags"][1] for t in results["tests"] if t["tags"][0] == ex}
+        assert kinds == {"public", "hidden"}, ex
+
+
+def test_terminal_report_fits_80_columns_and_has_no_warnings(solved, stubs, tmp_path):
+    folder = make_submission(tmp_path / "mixed", {"ex4_masking": open(os.path.join(SOLUTIONS, "ex4_masking.py")).read().replace('float("-inf")', "0.0")})
+    _, mixed = grade_cli(folder)
+    for proc in (solved[3], stubs[1], mixed):
+        for line in proc.stdout.splitlines():
+            assert width(line) <= 80, line
+        assert "Warning" not in proc.stdout and "warning" not in proc.stderr.lower()
+    assert "-inf" in mixed.stdout  # the diagnosis for a mask filled with 0
+
+
+def test_submission_folder_is_not_changed(solved):
+    folder, before, _, _ = solved
+    assert tree_hash(folder) == before
+
+
+def test_only_grades_one_exercise(tmp_path):
+    folder = make_submission(tmp_path / "sub")
+    results, proc = grade_cli(folder, "--only", "ex4_masking")
+    assert {t["tags"][0] for t in results["tests"]} == {"ex4_masking"}
+    assert results["score"] == 15
+    assert "ex5_head" not in proc.stdout
+
+
+def test_usage_errors_exit_2(tmp_path):
+    bad = run_cli("grade", str(tmp_path / "missing"))
+    assert bad.returncode == 2 and "no such folder" in bad.stderr
+    unknown = run_cli("grade", EXERCISES, "--only", "ex9_nothing")
+    assert unknown.returncode == 2 and "ex4_masking" in unknown.stderr  # lists the valid ids
+    typo = run_cli("grade", EXERCISES, "--only", "masking")
+    assert typo.returncode == 2 and "ex4_masking" in typo.stderr
+    assert run_cli("frobnicate").returncode == 2
+
+
+def test_low_score_still_exits_0(stubs):
+    assert stubs[1].returncode == 0
+
+
+def test_missing_files_cost_only_their_exercise(tmp_path):
+    folder = make_submission(tmp_path / "sub")
+    os.remove(os.path.join(folder, "ex2_scores.py"))
+    results, proc = grade_cli(folder)
+    points = points_by_exercise(results)
+    assert points["ex2_scores"] == 0 and results["score"] == 90
+    assert "file not found" in proc.stdout
+
+
+def test_json_goes_where_asked_and_is_complete(tmp_path):
+    out = tmp_path / "deep" / "results.json"
+    proc = run_cli("grade", SOLUTIONS, "--json", str(out))
+    assert proc.returncode == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["score"] == 100
+    assert not [p for p in os.listdir(out.parent) if p.startswith(".tmp-")]  # written atomically
+
+
+def test_no_machine_paths_in_the_repository():
+    pattern = re.compile(r"/(work|farm|opt/wheels|tmp/venv)/")
+    for dirpath, dirnames, filenames in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames if d not in (".git", ".tox", "__pycache__", ".pytest_cache", ".hypothesis")]
+        for name in filenames:
+            if name.endswith((".py", ".md", ".ini", ".toml", ".txt", ".cfg")) or name == "run":
+                text = open(os.path.join(dirpath, name), encoding="utf-8", errors="replace").read()
+                assert not pattern.search(text), os.path.join(dirpath, name)
