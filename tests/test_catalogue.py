@@ -1,0 +1,313 @@
+"""The catalogue of wrong and of alternative-correct implementations, graded.
+
+``tests/catalogue/wrong/<exercise>__<mistake>.py`` is the solution of one
+exercise with one usual student mistake; ``tests/catalogue/right/<exercise>__<variant>.py``
+is another correct way to write it. Adding a file adds its tests.
+
+(a) every wrong file loses points on its own exercise (and, shown with one full
+    grading per exercise, costs nothing anywhere else);
+(b) every right file scores full marks;
+(c) every check (each test function in checks/public and checks/hidden) fails
+    for at least one wrong file: no check is dead weight;
+(d) key mistakes get the diagnosis written for them;
+(e) the untouched stubs score 0 with "not implemented yet", the solutions 100.
+
+Submissions are graded in process by the session ``grader``; each catalogue
+file is graded once (``only=`` its exercise) and the grade is shared by the
+tests that need it.
+"""
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import EXERCISES, SOLUTIONS, make_submission
+from grader.exercises import IDS
+
+CATALOGUE = Path(__file__).parent / "catalogue"
+CHECKS = Path(__file__).parent.parent / "checks"
+WRONG = sorted((CATALOGUE / "wrong").glob("*.py"))
+RIGHT = sorted((CATALOGUE / "right").glob("*.py"))
+
+# Realistic mistakes that no check catches. Reported, not fixed here: the
+# checks are someone else's to change. strict=True: when a check starts
+# catching one of these, the xfail turns into a failure and the entry must go.
+NOT_CAUGHT = {
+    "ex6_block__dropout_before_proj": "no ex6 check runs MultiHeadAttention in training mode, so where its dropout sits is never tested",
+    "ex6_block__ffwd_no_dropout": "no ex6 check runs FeedForward in training mode, so a missing Dropout is never seen",
+}
+# Correct implementations that a check fails.
+WRONGLY_FAILED = {
+    "ex1_averaging__cumsum": (
+        "test_average_past_float64 compares with atol=1e-10, rtol=1e-8 against a reference that builds the "
+        "averaging matrix in float32 and casts it (1/3 is off by ~1e-8 relative); an exact float64 running mean disagrees"
+    ),
+    "ex1_averaging__loop": (
+        "test_average_past_float64 compares with atol=1e-10, rtol=1e-8 against a reference that builds the "
+        "averaging matrix in float32 and casts it; the loop's float64 means are more exact than the reference"
+    ),
+}
+
+# One wrong file per exercise, graded in full: the other six exercises keep full marks.
+REPRESENTATIVE = {
+    "ex0_weighted_sum": "ex0_weighted_sum__softmax_dim0",
+    "ex1_averaging": "ex1_averaging__triu",
+    "ex2_scores": "ex2_scores__k_at_q_transposed",
+    "ex3_scaling": "ex3_scaling__divides_by_head_size",
+    "ex4_masking": "ex4_masking__filled_with_zero",
+    "ex5_head": "ex5_head__scaled_by_n_embd",  # ex6 imports ex5_head: it must still be graded with stand-ins
+    "ex6_block": "ex6_block__post_norm",
+}
+
+# (wrong file, check that must fail, words its feedback must contain)
+DIAGNOSES = [
+    ("ex0_weighted_sum__softmax_dim0", "test_batched_random", ["softmax over dim 0", "dim=-1"]),
+    ("ex0_weighted_sum__no_softmax", "test_worked_example", ["softmax is missing"]),
+    ("ex0_weighted_sum__normalised_by_sum_of_scores", "test_equal_scores_average", ["do not divide by the sum of the scores"]),
+    ("ex0_weighted_sum__naive_exp_overflows", "test_large_scores_do_not_overflow", ["overflows", "Subtract the largest score"]),
+    ("ex0_weighted_sum__float32_cast", "test_float64", ["dtype torch.float32", "Do not cast to a fixed dtype"]),
+    ("ex1_averaging__triu", "test_matrix_of_four", ["torch.tril"]),
+    ("ex1_averaging__triu", "test_rows_sum_to_one_no_future", ["never the future"]),
+    ("ex1_averaging__not_normalised", "test_matrix_of_four", ["Not normalised"]),
+    ("ex1_averaging__divided_by_T", "test_matrix_of_four", ["divided every row by T"]),
+    ("ex1_averaging__mean_over_all_positions", "test_average_past_random", ["averaged over all positions"]),
+    ("ex1_averaging__matrix_on_the_right", "test_average_past_ignores_the_future", ["on the left of x"]),
+    ("ex1_averaging__integer_matrix", "test_matrix_is_float_and_size_one", ["integer matrix"]),
+    ("ex2_scores__k_at_q_transposed", "test_small_example", ["not k @ qᵀ"]),
+    ("ex3_scaling__divides_by_head_size", "test_example", ["divided by head_size itself"]),
+    ("ex3_scaling__multiplies_by_sqrt", "test_example", ["multiplied by the square root"]),
+    ("ex3_scaling__scales_by_shape", "test_uses_head_size_not_shape", ["scores.shape[-1]"]),
+    ("ex3_scaling__in_place_mul", "test_input_left_unchanged", ["mul_"]),
+    ("ex4_masking__filled_with_zero", "test_mask_of_ones", ["-inf", "filled the future with 0"]),
+    ("ex4_masking__triu_masks_the_past", "test_mask_of_ones", ["tril and triu are swapped"]),
+    ("ex4_masking__masks_the_diagonal", "test_single_position", ["Never mask the diagonal"]),
+    ("ex4_masking__minus_1e9", "test_mask_of_ones", ["-1e9", "float('-inf')"]),
+    ("ex4_masking__in_place_masked_fill", "test_input_left_unchanged", ["not masked_fill_"]),
+    ("ex4_masking__softmax_dim_minus_2", "test_weights_rows_and_future", ["dim=-1"]),
+    ("ex4_masking__no_mask_in_weights", "test_weights_values", ["There is no mask"]),
+    ("ex5_head__scaled_by_n_embd", "test_output_matches", ["scaled by n_embd", "head_size"]),
+    ("ex5_head__no_scaling", "test_output_matches", ["not scaled"]),
+    ("ex5_head__mask_filled_with_zero", "test_does_not_see_the_future", ["-inf", "not 0"]),
+    ("ex5_head__no_mask", "test_does_not_see_the_future", ["sees the future"]),
+    ("ex5_head__functional_dropout_always_on", "test_dropout_off_in_eval", ["F.dropout"]),
+    ("ex5_head__dropout_on_output", "test_dropout_on_the_weights", ["not to the output"]),
+    ("ex5_head__detach_input", "test_input_gradient", ["detach"]),
+    ("ex5_head__detach_key", "test_gradients_reach_every_parameter", ["key.weight", "detach"]),
+    ("ex5_head__sums_x_not_v", "test_head_wider_than_input", ["sum the values v"]),
+    ("ex6_block__layernorm_over_T_and_C", "test_block_does_not_see_the_future", ["last dim only"]),
+    ("ex6_block__post_norm", "test_block_pre_norm_residuals", ["post-norm"]),
+    ("ex6_block__no_proj", "test_multi_head_attention", ["proj.weight", "not found"]),
+    ("ex6_block__ffwd_width_n", "test_feed_forward", ["net.0.weight", "(48, 12)"]),
+    ("ex6_block__reversed_head_order", "test_many_heads", ["in the order of heads"]),
+    ("ex6_block__attention_dropout_always_on", "test_attention_dropout_off_in_eval", ["nn.Dropout"]),
+]
+
+
+def exercise_of(path: Path) -> str:
+    return path.stem.split("__")[0]
+
+
+def with_known(paths, known: dict) -> list:
+    return [
+        pytest.param(p, id=p.stem, marks=[pytest.mark.xfail(strict=True, reason=known[p.stem])] if p.stem in known else [])
+        for p in paths
+    ]
+
+
+def all_checks() -> list[tuple[str, str, str]]:
+    """Every check, read from the check files themselves: (exercise, check_id, "public"/"hidden")."""
+    out = []
+    for visibility in ("public", "hidden"):
+        for path in sorted((CHECKS / visibility).glob("test_*.py")):
+            exercise = path.stem.removeprefix("test_")
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                    out.append((exercise, node.name, visibility))
+    return out
+
+
+def key(result) -> tuple[str, str, str]:
+    return (result.exercise, result.check_id, "hidden" if result.hidden else "public")
+
+
+def no_grader_trouble(grade) -> None:
+    assert not grade.errors, grade.errors
+    for r in grade.results:
+        assert "please tell your teacher" not in r.feedback, (r.check_id, r.feedback)
+
+
+# --- grading, once per file ------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def grade_alone(grader, tmp_path_factory):
+    """Grade one catalogue file in place of its exercise, that exercise only; memoised."""
+    cache = {}
+
+    def grade(path: Path):
+        if path not in cache:
+            ex = exercise_of(path)
+            folder = make_submission(tmp_path_factory.mktemp(path.stem), {ex: path.read_text(encoding="utf-8")})
+            cache[path] = grader.grade(folder, only=ex)
+        return cache[path]
+
+    return grade
+
+
+@pytest.fixture(scope="session")
+def solution_grade(grader):
+    return grader.grade(SOLUTIONS)
+
+
+@pytest.fixture(scope="session")
+def full_points(solution_grade) -> dict:
+    return {ex: solution_grade.exercise_points(ex)[1] for ex in IDS}
+
+
+# --- the files themselves ----------------------------------------------------
+
+
+@pytest.mark.parametrize("path", WRONG + RIGHT, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_catalogue_file_is_well_formed(path):
+    """Named <exercise>__<name>.py, compiles, one-line module docstring, differs from the solution."""
+    assert exercise_of(path) in IDS, path.name
+    assert "__" in path.stem and path.stem.split("__", 1)[1], path.name
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    doc = ast.get_docstring(tree)
+    assert doc and "\n" not in doc.strip(), f"{path.name}: the module docstring must say the {path.parent.name} thing in one line"
+    solution = Path(SOLUTIONS, exercise_of(path) + ".py").read_text(encoding="utf-8")
+    assert ast.dump(ast.parse(solution)) != ast.dump(tree)
+
+
+def test_catalogue_is_big_enough():
+    assert len(WRONG) >= 50 and len(RIGHT) >= 15
+    for ex in IDS:
+        assert any(exercise_of(p) == ex for p in WRONG), f"no wrong file for {ex}"
+        assert any(exercise_of(p) == ex for p in RIGHT), f"no right file for {ex}"
+    for stem in list(NOT_CAUGHT) + list(REPRESENTATIVE.values()) + [d[0] for d in DIAGNOSES]:
+        assert (CATALOGUE / "wrong" / f"{stem}.py").is_file(), stem
+    for stem in WRONGLY_FAILED:
+        assert (CATALOGUE / "right" / f"{stem}.py").is_file(), stem
+
+
+# --- (a) wrong files lose points, on their own exercise only --------------------
+
+
+@pytest.mark.parametrize("path", with_known(WRONG, NOT_CAUGHT))
+def test_wrong_file_loses_points(path, grade_alone, full_points):
+    ex = exercise_of(path)
+    grade = grade_alone(path)
+    no_grader_trouble(grade)
+    assert {r.exercise for r in grade.results} == {ex}
+    for r in grade.results:
+        # The mistake must be what is caught, not a file that does not even import.
+        assert "importing the file failed" not in r.feedback and "syntax error" not in r.feedback, r.feedback
+    got, most = grade.exercise_points(ex)
+    assert most == full_points[ex]
+    failed = sorted(r.check_id + (" [hidden]" if r.hidden else "") for r in grade.results if not r.passed)
+    assert got < most, f"{path.name} scores full marks: no check catches it"
+    assert failed
+
+
+@pytest.mark.parametrize("exercise", IDS)
+def test_wrong_file_costs_nothing_elsewhere(exercise, grader, tmp_path, full_points, grade_alone):
+    path = CATALOGUE / "wrong" / f"{REPRESENTATIVE[exercise]}.py"
+    grade = grader.grade(make_submission(tmp_path, {exercise: path.read_text(encoding="utf-8")}))
+    no_grader_trouble(grade)
+    for ex in IDS:
+        got, most = grade.exercise_points(ex)
+        if ex == exercise:
+            assert got < most
+        else:
+            assert (got, most) == (full_points[ex], full_points[ex]), f"{path.name} cost points on {ex}"
+    # A full grading and an ``only=`` grading agree on the exercise itself.
+    alone = grade_alone(path)
+    assert [(key(r), r.passed, r.points) for r in grade.results if r.exercise == exercise] == [(key(r), r.passed, r.points) for r in alone.results]
+
+
+# --- (b) right files score full marks ------------------------------------------
+
+
+@pytest.mark.parametrize("path", with_known(RIGHT, WRONGLY_FAILED))
+def test_right_file_scores_full_marks(path, grade_alone, full_points):
+    ex = exercise_of(path)
+    grade = grade_alone(path)
+    no_grader_trouble(grade)
+    failed = {r.check_id + (" [hidden]" if r.hidden else ""): r.feedback for r in grade.results if not r.passed}
+    assert not failed, f"{path.name} is correct but fails:\n" + "\n".join(f"{k}:\n{v}" for k, v in failed.items())
+    assert grade.exercise_points(ex) == (full_points[ex], full_points[ex])
+
+
+def test_right_files_together_score_100(grader, tmp_path, solution_grade):
+    """One submission made only of alternative implementations, graded in full."""
+    chosen = {}
+    for p in RIGHT:
+        if p.stem not in WRONGLY_FAILED:
+            chosen.setdefault(exercise_of(p), p)
+    assert set(chosen) == set(IDS)
+    grade = grader.grade(make_submission(tmp_path, {ex: p.read_text(encoding="utf-8") for ex, p in chosen.items()}))
+    no_grader_trouble(grade)
+    assert [r for r in grade.results if not r.passed] == []
+    assert grade.score == grade.max_score == solution_grade.max_score
+
+
+# --- (c) every check catches something ----------------------------------------
+
+
+CHECK_LIST = all_checks()
+
+
+def test_check_list_matches_the_grader(solution_grade):
+    assert len(CHECK_LIST) == len(set(CHECK_LIST))
+    assert sorted(CHECK_LIST) == sorted(key(r) for r in solution_grade.results)
+
+
+@pytest.mark.parametrize("check", CHECK_LIST, ids=lambda c: f"{c[0]}-{c[2]}-{c[1]}")
+def test_check_catches_a_wrong_file(check, grade_alone):
+    exercise = check[0]
+    catchers = []
+    for path in WRONG:
+        if exercise_of(path) != exercise:
+            continue
+        if any(key(r) == check and not r.passed for r in grade_alone(path).results):
+            catchers.append(path.stem)
+    assert catchers, f"no wrong implementation in tests/catalogue/wrong fails {check}"
+
+
+# --- (d) the diagnosis reaches the student ------------------------------------
+
+
+@pytest.mark.parametrize("stem, check_id, words", DIAGNOSES, ids=[f"{d[0]}-{d[1]}" for d in DIAGNOSES])
+def test_feedback_names_the_mistake(stem, check_id, words, grade_alone):
+    grade = grade_alone(CATALOGUE / "wrong" / f"{stem}.py")
+    results = [r for r in grade.results if r.check_id == check_id and not r.passed]
+    assert results, f"{check_id} does not fail for {stem}"
+    feedback = "\n".join(r.feedback for r in results)
+    for word in words:
+        assert word in feedback, f"{word!r} not in the feedback of {check_id} for {stem}:\n{feedback}"
+    assert any("\u4e00" <= c <= "\u9fff" for c in feedback), "the feedback has no Chinese half"
+
+
+# --- (e) stubs and solutions --------------------------------------------------
+
+
+def test_stubs_score_zero_everywhere(grader, tmp_path):
+    grade = grader.grade(make_submission(tmp_path, base=EXERCISES))
+    no_grader_trouble(grade)
+    assert {r.exercise for r in grade.results} == set(IDS)
+    for ex in IDS:
+        assert grade.exercise_points(ex)[0] == 0, ex
+    for r in grade.results:
+        assert not r.passed and r.points == 0, r.check_id
+        assert "尚未完成" in r.feedback and "not implemented yet" in r.feedback, (r.exercise, r.check_id, r.feedback)
+        assert r.not_implemented, (r.exercise, r.check_id)
+
+
+def test_solutions_score_100(solution_grade):
+    no_grader_trouble(solution_grade)
+    assert solution_grade.score == solution_grade.max_score == 100
+    assert all(r.passed for r in solution_grade.results)
+    assert {r.exercise for r in solution_grade.results} == set(IDS)
