@@ -16,9 +16,10 @@ __all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_clos
 class CheckFailed(AssertionError):
     """A check saw a wrong answer."""
 
-    def __init__(self, what: Text, got: str, want: str, hint: Text | None = None):
+    def __init__(self, what: Text, got: str, want: str, hint: Text | None = None, diagnosed: bool = False):
         super().__init__(what.en)
         self.what, self.got, self.want, self.hint = what, got, want, hint
+        self.diagnosed = diagnosed  # the hint names the mistake the answer matches, not a usual cause
 
 
 @dataclass
@@ -50,8 +51,8 @@ def fmt(x, decimals: int = 4, max_rows: int = 4, max_cols: int = 5) -> str:
         return "[" + ", ".join(_num(v, decimals) for v in cut.tolist()) + more + "]"
     prefix = ""
     if x.dim() > 2 or x.shape[0] > max_rows or x.shape[1] > max_cols:
-        index = "[0, " * (x.dim() - 2)
-        where = f"x{index.rstrip(', ')}] " if x.dim() > 2 else ""
+        index = ", ".join(["0"] * (x.dim() - 2))
+        where = f"x[{index}] " if x.dim() > 2 else ""
         corner = "top-left" if (x.shape[-2] > max_rows or x.shape[-1] > max_cols) else ""
         prefix = f"shape {tuple(x.shape)}, {x.dtype}; {where}{corner}".rstrip() + ":\n"
     while x.dim() > 2:
@@ -107,25 +108,28 @@ def expect_close(
     if tuple(got.shape) != tuple(want.shape):
         raise CheckFailed(what, f"shape {tuple(got.shape)}", f"shape {tuple(want.shape)}", hint)
     if check_dtype and got.dtype != want.dtype:
-        raise CheckFailed(
-            what,
-            f"dtype {got.dtype}",
-            f"dtype {want.dtype}",
-            t(
+        if want.is_floating_point() and not got.is_floating_point():
+            dtype_hint = t(
+                "结果是整数类型，装不下 1/3 这样的小数：从浮点张量开始算（例如 torch.ones 默认是 float32）。",
+                "The result is an integer tensor, which cannot hold fractions such as 1/3: start from a float tensor (torch.ones is float32 by default).",
+            )
+        else:
+            dtype_hint = t(
                 "不要把结果转成固定的类型：输入是什么精度，输出就用什么精度。",
                 "Do not cast to a fixed dtype: keep the precision of the input.",
-            ),
-        )
+            )
+        raise CheckFailed(what, f"dtype {got.dtype}", f"dtype {want.dtype}", dtype_hint)
     if torch.allclose(got.to(want.dtype), want, atol=atol, rtol=rtol, equal_nan=True):
         return
+    diagnosed = False
     for alt, alt_hint in diagnoses:
         if alt.shape == got.shape and torch.allclose(got.to(alt.dtype), alt, atol=atol, rtol=rtol, equal_nan=True):
-            hint = alt_hint
+            hint, diagnosed = alt_hint, True
             break
     got_s, want_s = fmt(got), fmt(want)
     if got.dim() > 2 or got.numel() > 20:
         got_s += "\n" + _first_difference(got.to(want.dtype), want, atol, rtol)
-    raise CheckFailed(what, got_s, want_s, hint)
+    raise CheckFailed(what, got_s, want_s, hint, diagnosed)
 
 
 def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -58,8 +58,8 @@ def _contract_fault(cls: str, response: dict) -> Fault:
     lines.append(f"你的参数 / your parameters: {', '.join(response['params']) or '(none)'}")
     return Fault(
         t(
-            f"{cls} 的参数与约定不符：请按说明里的属性名和形状建层",
-            f"{cls}'s parameters do not match the contract: build the layers with the names and shapes the docstring gives",
+            f"{cls} 的参数与约定不符：属性名、形状，以及 nn.Sequential 里各层的位置（net.0 是第一层）都是约定的一部分",
+            f"{cls}'s parameters do not match the contract: attribute names, shapes and the position of each layer in nn.Sequential (net.0 is the first) are all part of it",
         ),
         "\n".join(lines),
     )

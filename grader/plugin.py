@@ -57,11 +57,14 @@ def _pair(label: str, text: Text) -> list[str]:
     return _field(label, text.zh + "\n" + text.en)
 
 
-def format_failure(what: Text, got: str, want: str, hint: Text | None) -> str:
+def format_failure(what: Text, got: str, want: str, hint: Text | None, diagnosed: bool = False) -> str:
     lines = _pair("测试 / tested:   ", what)
     lines += _field("得到 / got:      ", got)
     lines += _field("期望 / expected: ", want)
-    if hint:
+    if hint and diagnosed:
+        # The answer matched what a known mistake computes: say so plainly.
+        lines += _pair("诊断 / found:    ", hint)  # same width as the other labels
+    elif hint:
         lines += _pair("提示 / hint:     ", hint)
     return "\n".join(lines)
 
@@ -140,7 +143,7 @@ class GradingPlugin:
         elif call.excinfo is not None:
             exc = call.excinfo.value
             if isinstance(exc, CheckFailed):
-                result.feedback = format_failure(exc.what, exc.got, exc.want, exc.hint)
+                result.feedback = format_failure(exc.what, exc.got, exc.want, exc.hint, exc.diagnosed)
             elif isinstance(exc, SubmissionFault):
                 result.feedback = format_fault(exc.fault)
                 result.not_implemented = exc.fault.not_implemented

@@ -39,7 +39,9 @@ def test_average_past_ignores_the_future(sub):
 def test_average_past_float64(sub, ref):
     """float64 进，float64 出 / float64 in, float64 out"""
     x = randn(3, 4, 2, seed=14, dtype=torch.float64)
-    expect_close(sub.average_past(x), ref.average_past(x), what=t("float64 的 x (3, 4, 2)", "float64 x of shape (3, 4, 2)"), atol=1e-10, rtol=1e-8)
+    # The tolerance is float32's: a matrix built in float32 and cast, and an exact
+    # float64 running mean, are both right; what is checked is the dtype.
+    expect_close(sub.average_past(x), ref.average_past(x), what=t("float64 的 x (3, 4, 2)", "float64 x of shape (3, 4, 2)"), atol=1e-6, rtol=1e-6)
 
 
 @pytest.mark.points(1)

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, expect_grads, randn, random_state, t
+from grader.checking import expect, expect_close, expect_grads, fmt, randn, random_state, t
 
 
 def mha_state(n_embd, n_head, seed):
@@ -22,7 +22,7 @@ def standins(n_embd):
     return {"sa": {"kind": "mixer", "n_embd": n_embd}, "ffwd": {"kind": "position_wise", "n_embd": n_embd}}
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_many_heads(sub, ref):
     """四个头，每个头宽 4 / four heads of size 4"""
     init = dict(n_embd=16, n_head=4, block_size=6)
@@ -75,7 +75,7 @@ def test_block_gradients(sub, ref):
     )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_block_float64(sub, ref):
     """float64 进，float64 出 / float64 in, float64 out"""
     init = dict(n_embd=6, n_head=2, block_size=4)
@@ -104,4 +104,48 @@ def test_block_does_not_see_the_future(sub):
         t("变了", "they changed").inline(),
         t("不变", "unchanged").inline(),
         t("LayerNorm 只在最后一维（n_embd）上归一化：nn.LayerNorm(n_embd)。", "LayerNorm normalises over the last dim only (n_embd): nn.LayerNorm(n_embd)."),
+    )
+
+
+def _dropped_or_doubled(train_out, eval_out) -> bool:
+    """With dropout=0.5 as the last step, each output is 0 or twice its eval value."""
+    zero = torch.isclose(train_out, torch.zeros_like(train_out), atol=1e-6)
+    doubled = torch.isclose(train_out, 2 * eval_out, atol=1e-4, rtol=1e-4)
+    return bool((zero | doubled).all()) and bool(zero.any()) and bool(doubled.any())
+
+
+@pytest.mark.points(1)
+def test_attention_dropout_last_in_training(sub, ref):
+    """训练时 dropout 在投影之后 / in training, dropout comes after the projection"""
+    init = dict(n_embd=8, n_head=2, block_size=6, dropout=0.5)
+    state, x = mha_state(8, 2, seed=94), randn(4, 5, 8, seed=95)
+    eval_out = ref.module("MultiHeadAttention", init=init, state=state, inputs=[x]).outs[0]
+    got = sub.module("MultiHeadAttention", init=init, state=state, inputs=[x], train=True).outs[0]
+    expect(
+        tuple(got.shape) == (4, 5, 8) and _dropped_or_doubled(got, eval_out),
+        t(
+            "训练模式、dropout=0.5（替身 Head 自己没有 dropout）：每个输出要么是 0，要么是 eval 输出的 2 倍",
+            "train mode, dropout=0.5 (the stand-in heads have no dropout): each output is 0 or twice the eval output",
+        ),
+        fmt(got[0]),
+        t("0 或 2 × eval 输出", "0 or 2 × the eval output").inline(),
+        t("forward 的最后一步是 self.dropout(self.proj(out))：先投影，再 dropout。", "forward ends with self.dropout(self.proj(out)): project first, then dropout."),
+    )
+
+
+@pytest.mark.points(1)
+def test_feed_forward_dropout_last_in_training(sub, ref):
+    """训练时前馈层最后做 dropout / in training, the feed-forward layer ends with dropout"""
+    n = 6
+    init = dict(n_embd=n, dropout=0.5)
+    state = random_state({"net.0.weight": (4 * n, n), "net.0.bias": (4 * n,), "net.2.weight": (n, 4 * n), "net.2.bias": (n,)}, seed=96)
+    x = randn(4, 3, n, seed=97)
+    eval_out = ref.module("FeedForward", init=init, state=state, inputs=[x]).outs[0]
+    got = sub.module("FeedForward", init=init, state=state, inputs=[x], train=True).outs[0]
+    expect(
+        tuple(got.shape) == (4, 3, n) and _dropped_or_doubled(got, eval_out),
+        t("训练模式、dropout=0.5：每个输出要么是 0，要么是 eval 输出的 2 倍", "train mode, dropout=0.5: each output is 0 or twice the eval output"),
+        fmt(got[0]),
+        t("0 或 2 × eval 输出", "0 or 2 × the eval output").inline(),
+        t("net 的最后一层是 nn.Dropout(dropout)。", "The last layer of net is nn.Dropout(dropout)."),
     )
