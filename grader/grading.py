@@ -71,14 +71,38 @@ class Grader:
         self.limits = limits or Limits()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
 
+    def _reference_factory(self, record_into: dict | None):
+        """Reference answers come from ``solutions/`` where it exists (the
+        teacher's copy), else from the answers recorded into the student
+        release (see ``recorded.py``)."""
+        from grader import recorded
+        from grader.endpoints import ReferenceEndpoint
+
+        def path(ex):
+            return os.path.join(self.solutions_dir, ex + ".py")
+
+        if record_into is not None:
+            return lambda ex: recorded.RecordingReference(ex, path(ex), record_into)
+        if os.path.isdir(self.solutions_dir):
+            return lambda ex: ReferenceEndpoint(ex, path(ex))
+        book = recorded.load(os.path.join(self.checks_dir, "public", recorded.ANSWERS_FILE))
+        return lambda ex: recorded.ReplayReference(ex, book)
+
     def check_dirs(self) -> list[str]:
         return [d for d in (os.path.join(self.checks_dir, "public"), os.path.join(self.checks_dir, "hidden")) if os.path.isdir(d)]
 
-    def grade(self, path: str, only: str | None = None, display_root: str | None = None) -> Grade:
+    def grade(
+        self,
+        path: str,
+        only: str | None = None,
+        display_root: str | None = None,
+        public_only: bool = False,
+        record_into: dict | None = None,
+    ) -> Grade:
         import torch
 
         from grader import submission as submission_mod
-        from grader.endpoints import ReferenceEndpoint, SubmissionEndpoint, Zygotes
+        from grader.endpoints import SubmissionEndpoint, Zygotes
 
         start = time.monotonic()
         torch.set_num_threads(1)  # tiny tensors: threads cost more than they give
@@ -101,10 +125,13 @@ class Grader:
 
         plugin = GradingPlugin(
             make_sub=make_sub,
-            make_ref=lambda ex: ReferenceEndpoint(ex, os.path.join(self.solutions_dir, ex + ".py")),
+            make_ref=self._reference_factory(record_into),
             only=only,
         )
-        args = self.check_dirs() + [
+        dirs = self.check_dirs()
+        if public_only:
+            dirs = [d for d in dirs if os.path.basename(d) == "public"]
+        args = dirs + [
             "-q",
             "--assert=plain",  # checks use expect(), so no assertion rewriting (it costs a compile per file)
             "--capture=no",  # output is already redirected; per-test capture files cost time
