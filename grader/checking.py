@@ -52,9 +52,12 @@ def fmt(x, decimals: int = 4, max_rows: int = 4, max_cols: int = 5) -> str:
     prefix = ""
     if x.dim() > 2 or x.shape[0] > max_rows or x.shape[1] > max_cols:
         index = ", ".join(["0"] * (x.dim() - 2))
-        where = f"x[{index}] " if x.dim() > 2 else ""
-        corner = "top-left" if (x.shape[-2] > max_rows or x.shape[-1] > max_cols) else ""
-        prefix = f"shape {tuple(x.shape)}, {x.dtype}; {where}{corner}".rstrip() + ":\n"
+        parts = [f"shape {tuple(x.shape)}, {x.dtype}"]
+        if x.dim() > 2:
+            parts.append(f"showing [{index}]")
+        if x.shape[-2] > max_rows or x.shape[-1] > max_cols:
+            parts.append("top-left")
+        prefix = ", ".join(parts) + ":\n"
     while x.dim() > 2:
         x = x[0]
     rows = []
