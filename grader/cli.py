@@ -17,6 +17,19 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("path", nargs="?", default="exercises", help="folder with ex0_weighted_sum.py ... (default: exercises)")
     g.add_argument("--only", metavar="EX", help="grade one exercise, e.g. ex4_masking")
     g.add_argument("--json", metavar="FILE", help="also write Gradescope results.json here")
+
+    b = verbs.add_parser("batch", help="grade a folder of submissions into a gradebook / 批量评分")
+    b.add_argument("dir", metavar="DIR", help="one submission per student: DIR/<id>/, DIR/<id>.zip or DIR/<id>/<assignment>/")
+    b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
+    b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
+    b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
+    b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
+
+    r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
+    r.add_argument("--out", required=True, metavar="DIR", help="folder to create; DIR.zip is written beside it")
+
+    s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
+    s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")
     return p
 
 
@@ -31,7 +44,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.verb == "grade":
         return _grade(parser, args)
-    return 2
+    # Each teacher's verb lives in its own module, imported only when used.
+    if args.verb == "batch":
+        from grader import batch as verb
+    elif args.verb == "release":
+        from grader import release as verb
+    else:
+        from grader import gradescope as verb
+    return verb.run(args)
 
 
 def _grade(parser, args) -> int:

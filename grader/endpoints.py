@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader import ops, protocol, standins
+from grader import limits, ops, protocol, standins
 from grader.checking import Fault, SubmissionFault
 from grader.limits import Limits
 from grader.submission import ExerciseFile
@@ -95,13 +95,24 @@ def _load_reference(exercise_id: str, path: str):
 # --- the submission side ---------------------------------------------------
 
 
+def _error_info(info: dict) -> tuple[str, str, list]:
+    """The child describes its own errors, and a submission can replace the
+    describer: take only short text and well-formed lines from it (found by
+    tests/attacks/ex0_weighted_sum__huge_exception.py)."""
+    kind, message = str(info.get("type", "?"))[:200], str(info.get("message", ""))[:2000]
+    lines = info.get("lines")
+    lines = [pair for pair in lines if isinstance(pair, (list, tuple)) and len(pair) == 2] if isinstance(lines, list) else []
+    lines = [(n if type(n) is int else 0, str(line)[:300]) for n, line in lines[-5:]]
+    return kind, message, lines
+
+
 def _describe_error(info: dict, display_name: str) -> Fault:
-    kind, message = info.get("type", "?"), info.get("message", "")
-    where = "\n".join(f"  {display_name}, line {n}: {line.strip()}" for n, line in info.get("lines", []))
+    kind, message, lines = _error_info(info)
+    where = "\n".join(f"  {display_name}, line {n}: {line.strip()}" for n, line in lines)
     if kind == "NotImplementedError":
         return Fault(t("尚未完成", "not implemented yet"), where, not_implemented=True)
     if kind in ("SyntaxError", "IndentationError", "TabError"):
-        n, line = (info.get("lines") or [[0, ""]])[0]
+        n, line = (lines or [(0, "")])[0]
         return Fault(
             t(f"语法错误：{display_name} 第 {n} 行", f"syntax error in {display_name}, line {n}"),
             f"  {line.strip()}\n  {kind}: {message}",
@@ -132,8 +143,16 @@ class _Drain(threading.Thread):
             os.close(self.fd)
 
     def text(self) -> str:
-        out = self.kept.decode("utf-8", "replace")
+        out = self.kept.decode("utf-8", "replace").translate(_VISIBLE_CONTROLS)
         return out + (f"\n... ({self.dropped} more bytes dropped)" if self.dropped else "")
+
+
+# What a child prints is shown in the terminal report: terminal control codes
+# in it (ESC, CSI, ...) could clear the screen or repaint the score lines above
+# it, so they are shown as text, e.g. "\x1b[2J" (found by
+# tests/attacks/ex0_weighted_sum__fake_stdout.py). Tabs, newlines and carriage
+# returns stay: the report splits lines itself.
+_VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n\r"}
 
 
 class Zygotes:
@@ -141,11 +160,40 @@ class Zygotes:
 
     def __init__(self, zygote: Zygote):
         self.current = zygote
+        self.live: set[int] = set()  # children the grader still talks to
+        self.replaced = False
 
     def get(self) -> Zygote:
         if not self.current.alive():
+            self.replaced = True
+            self.kill_strays()
             self.current = Zygote.exec()
         return self.current
+
+    def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
+        try:
+            pid = self.get().spawn(spec, req_r, resp_w, out_w)
+        except ZygoteGone:
+            pid = self.get().spawn(spec, req_r, resp_w, out_w)
+        self.live.add(pid)
+        return pid
+
+    def kill(self, pid: int) -> None:
+        """Kill child ``pid`` with its process group and every orphan."""
+        self.live.discard(pid)
+        try:
+            self.get().kill(pid)
+        except ZygoteGone:
+            pass
+        if self.replaced:
+            self.kill_strays()
+
+    def kill_strays(self) -> None:
+        """Once a submission has killed a zygote, its children, and whatever
+        they leave behind from then on, are re-parented to this process
+        instead: kill those but the children the grader still talks to (found
+        by tests/attacks/ex0_weighted_sum__kill_zygote.py)."""
+        limits.kill_strays(keep=frozenset(self.live))
 
     def close(self) -> None:
         self.current.close()
@@ -202,10 +250,7 @@ class SubmissionEndpoint(Endpoint):
             "limits": self.limits.to_dict(),
         }
         try:
-            try:
-                self.pid = self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
-            except ZygoteGone:
-                self.pid = self.zygotes.get().spawn(spec, req_r, resp_w, out_w)
+            self.pid = self.zygotes.spawn(spec, req_r, resp_w, out_w)
         finally:
             for fd in (req_r, resp_w, out_w):
                 os.close(fd)
@@ -260,12 +305,13 @@ class SubmissionEndpoint(Endpoint):
                     os.close(fd)
                 except OSError:
                     pass
+        # Not ready any more: the next request starts a new child (without
+        # this it wrote to the closed pipe, and every later check of the
+        # exercise "failed by itself" with a TypeError).
         self.req_w = self.resp_r = None
+        self.ready = False
         if self.pid is not None:
-            try:
-                self.zygotes.get().kill(self.pid)
-            except ZygoteGone:
-                pass
+            self.zygotes.kill(self.pid)
             self.pid = None
         if self.drain is not None:
             self.drain.join(timeout=5)

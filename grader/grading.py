@@ -19,6 +19,7 @@ from grader.limits import Limits
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKS = os.path.join(PROJECT, "checks")
 SOLUTIONS = os.path.join(PROJECT, "solutions")
+HIDDEN_POINTS_FILE = "hidden_points.json"
 
 
 @dataclass
@@ -28,6 +29,9 @@ class Grade:
     seconds: float = 0.0
     outputs: dict = field(default_factory=dict)  # exercise id -> what its code printed
     errors: list = field(default_factory=list)  # problems of the grader itself
+    # Points of checks this copy does not have (the student release has no
+    # hidden checks): exercise id -> points, shown as graded by the teacher.
+    teacher_points: dict = field(default_factory=dict)
 
     def exercise_points(self, exercise: str) -> tuple[float, float]:
         rs = [r for r in self.results if r.exercise == exercise]
@@ -87,6 +91,18 @@ class Grader:
             return lambda ex: ReferenceEndpoint(ex, path(ex))
         book = recorded.load(os.path.join(self.checks_dir, "public", recorded.ANSWERS_FILE))
         return lambda ex: recorded.ReplayReference(ex, book)
+
+    def _teacher_points(self, only: str | None) -> dict:
+        """Hidden points per exercise, from ``checks/hidden_points.json`` (written
+        into the student release in place of the hidden checks)."""
+        import json
+
+        path = os.path.join(self.checks_dir, HIDDEN_POINTS_FILE)
+        if not os.path.exists(path):
+            return {}
+        with open(path, encoding="utf-8") as f:
+            points = json.load(f)
+        return {ex: float(p) for ex, p in points.items() if ex in IDS and only in (None, ex)}
 
     def check_dirs(self) -> list[str]:
         return [d for d in (os.path.join(self.checks_dir, "public"), os.path.join(self.checks_dir, "hidden")) if os.path.isdir(d)]
@@ -166,6 +182,7 @@ class Grader:
         order = {ex: i for i, ex in enumerate(IDS)}
         grade.results = sorted(plugin.results, key=lambda r: order[r.exercise])
         grade.outputs = dict(plugin.outputs)
+        grade.teacher_points = self._teacher_points(only) if (public_only or not os.path.isdir(os.path.join(self.checks_dir, "hidden"))) else {}
         grade.seconds = time.monotonic() - start
         return grade
 

@@ -144,3 +144,35 @@ def kill_children(keep: frozenset = frozenset(), rounds: int = 200) -> None:
             except ChildProcessError:
                 pass
     reap()
+
+
+def kill_strays(keep: frozenset = frozenset(), rounds: int = 200) -> None:
+    """SIGKILL every child of this process that is in another session than
+    ours (but ``keep``) until none is left.
+
+    The grading process calls this once a submission has killed the zygote:
+    the zygote's children and their orphans are then re-parented to the
+    grading process (a subreaper too). Every child a zygote forks starts a
+    session of its own and no process can join another session, so all they
+    left behind is in other sessions, unlike this process's own helpers."""
+    me, ours = os.getpid(), os.getsid(0)
+    for _ in range(rounds):
+        victims = []
+        for pid in _children_of(me):
+            try:
+                if pid not in keep and os.getsid(pid) != ours:
+                    victims.append(pid)
+            except OSError:
+                pass  # gone already
+        if not victims:
+            return
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in victims:
+            try:
+                os.waitpid(pid, 0)  # only these: other children are not ours to reap
+            except ChildProcessError:
+                pass

@@ -10,6 +10,7 @@ import os
 import select
 import struct
 import time
+import zipfile
 
 import torch
 
@@ -36,8 +37,28 @@ def encode(obj) -> bytes:
     return _HEADER.pack(len(data)) + data
 
 
+def _check_archive(data: bytes) -> None:
+    """Refuse a payload that torch.load would blow up in memory.
+
+    torch.save writes a zip archive whose members are stored uncompressed, but
+    torch.load also inflates compressed members, without a limit: a child
+    could send a few hundred kilobytes that unpack to gigabytes here (a zip
+    bomb). So: a zip archive, stored members only, no more than the message
+    cap in all. (Found by tests/attacks/ex0_weighted_sum__zip_bomb.py.)"""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+    except Exception:  # noqa: BLE001 - BadZipFile, or a header too broken to read
+        raise ProtocolError("unreadable message: not a torch.save archive") from None
+    if any(m.compress_type != zipfile.ZIP_STORED for m in members):
+        raise ProtocolError("unreadable message: a compressed archive")
+    if sum(m.file_size for m in members) > MAX_MESSAGE:
+        raise ProtocolError(f"unreadable message: unpacks to over {MAX_MESSAGE} bytes")
+
+
 def decode(data: bytes):
     """Read one payload without running any code from it."""
+    _check_archive(data)
     try:
         return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
     except Exception as exc:  # noqa: BLE001 - any failure means "not a safe message"

@@ -109,9 +109,15 @@ def terminal(grade, title: str = "") -> str:
         e = BY_ID[ex]
         mark = "✓" if passed == len(rs) else ("·" if passed == 0 else "~")
         name = f"{mark} {ex}  {e.zh} {e.en}"
-        out.append(pad(name, 46) + pad(f"{_num(got)} / {_num(most)}", 16, True) + pad(f"{passed} / {len(rs)}", 16, True))
+        teacher = grade.teacher_points.get(ex)
+        points = f"{_num(got)} / {_num(most)}" + (f" (+{_num(teacher)})" if teacher else "")
+        out.append(pad(name, 46) + pad(points, 16, True) + pad(f"{passed} / {len(rs)}", 16, True))
     out.append(rule)
     out.append(pad("总分 / total", 46) + pad(f"{_num(grade.score)} / {_num(grade.max_score)}", 16, True))
+    if grade.teacher_points:
+        hidden = sum(grade.teacher_points.values())
+        out.append(f"(+n)：隐藏检查的分数，共 {_num(hidden)} 分，由老师评分")
+        out.append(f"(+n): points of hidden checks, {_num(hidden)} in all: graded by your teacher")
     out.append("")
     for ex, rs in _exercise_rows(grade):
         failed = [r for r in rs if not r.passed]
@@ -150,7 +156,7 @@ def _indent(s: str, by: str = "    ") -> str:
 
 def markdown(grade) -> str:
     """The same feedback as the terminal, for a file a student opens."""
-    lines = [f"# 评分反馈 / Feedback", "", f"总分 / total: **{_num(grade.score)} / {_num(grade.max_score)}**", ""]
+    lines = ["# 评分反馈 / Feedback", "", f"总分 / total: **{_num(grade.score)} / {_num(grade.max_score)}**", ""]
     lines += ["| 练习 / exercise | 得分 / points | 通过 / passed |", "|---|---:|---:|"]
     for ex, rs in _exercise_rows(grade):
         got, most = sum(r.points for r in rs), sum(r.max_points for r in rs)

@@ -102,7 +102,9 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
     module = types.ModuleType(exercise_id)
     module.__file__ = path
     try:
-        with open(path, encoding="utf-8") as f:
+        # utf-8-sig: a byte-order mark (some Windows editors write one) is not
+        # part of the code; compile() would call it an invalid character.
+        with open(path, encoding="utf-8-sig") as f:
             source = f.read()
         # Tracebacks name the file as the student knows it, with its lines.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
