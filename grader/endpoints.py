@@ -156,10 +156,11 @@ _VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)
 
 
 class Zygotes:
-    """Owns the zygote; replaces it with a fresh one if a submission killed it."""
+    """Owns the zygote; replaces it with a fresh one (made the same way, so
+    sandboxed if it was) if a submission killed it."""
 
-    def __init__(self, zygote: Zygote):
-        self.current = zygote
+    def __init__(self, zygote: Zygote, remake=Zygote.exec):
+        self.current, self.remake = zygote, remake
         self.live: set[int] = set()  # children the grader still talks to
         self.replaced = False
 
@@ -167,7 +168,7 @@ class Zygotes:
         if not self.current.alive():
             self.replaced = True
             self.kill_strays()
-            self.current = Zygote.exec()
+            self.current = self.remake()
         return self.current
 
     def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:

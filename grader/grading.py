@@ -64,14 +64,34 @@ def _no_plugin_autoload():
 class Grader:
     """One grader process: a zygote, then any number of submissions."""
 
-    def __init__(self, limits: Limits | None = None, checks_dir: str = CHECKS, solutions_dir: str = SOLUTIONS):
-        import torch  # noqa: F401 - imported once here, inherited by every child
-
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        checks_dir: str = CHECKS,
+        solutions_dir: str = SOLUTIONS,
+        sandbox: str = "auto",
+    ):
+        """``sandbox``: "auto" (bubblewrap where it works, else a warning),
+        "require" (raise SandboxUnavailable without it) or "off"."""
         from grader import limits as limits_mod
+        from grader import sandbox as sandbox_mod
         from grader.zygote import Zygote
 
         limits_mod.become_subreaper()
-        self.zygote = Zygote.fork()
+        self.sandboxed = sandbox_mod.choose(sandbox)
+        # Private copies of submissions live here; it is the only folder of
+        # ours a sandboxed child can see (read-only).
+        self.exchange = tempfile.mkdtemp(prefix="attention-grader-")
+        if self.sandboxed:
+            # Started before this process imports torch: the two imports run side by side.
+            prefix = sandbox_mod.command(PROJECT, self.exchange)
+            self.remake = lambda: Zygote.exec(prefix)
+            self.zygote = self.remake()
+        import torch  # noqa: F401 - imported once here, inherited by every forked child
+
+        if not self.sandboxed:
+            self.remake = Zygote.exec
+            self.zygote = Zygote.fork()
         self.limits = limits or Limits()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
 
@@ -123,8 +143,8 @@ class Grader:
         start = time.monotonic()
         torch.set_num_threads(1)  # tiny tensors: threads cost more than they give
         sub = submission_mod.load(path, display_root)
-        workdir = tempfile.mkdtemp(prefix="attention-grader-")
-        zygotes = Zygotes(self.zygote)
+        workdir = tempfile.mkdtemp(prefix="sub-", dir=self.exchange)
+        zygotes = Zygotes(self.zygote, self.remake)
         order = [ex for ex in IDS if only in (None, ex)]
         endpoints = {ex: SubmissionEndpoint(sub.files[ex], zygotes, self.limits, workdir, sub) for ex in order}
         endpoints[order[0]].prestart()
@@ -188,3 +208,4 @@ class Grader:
 
     def close(self) -> None:
         self.zygote.close()
+        shutil.rmtree(self.exchange, ignore_errors=True)

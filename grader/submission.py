@@ -32,7 +32,8 @@ class Submission:
         """Write the readable files into a fresh folder under ``parent_dir``:
         the child imports from there, so the submission folder is never written
         (no ``__pycache__``, no edits by one exercise to another)."""
-        target = tempfile.mkdtemp(prefix="sub-", dir=parent_dir)
+        target = tempfile.mkdtemp(prefix="ex-", dir=parent_dir)
+        os.chmod(target, 0o755)  # readable inside the sandbox, whose user is not ours
         for f in self.files.values():
             if f.source is not None:
                 with open(os.path.join(target, f.exercise_id + ".py"), "wb") as out:

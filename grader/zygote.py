@@ -101,14 +101,19 @@ class Zygote:
         return cls(pid, parent)
 
     @classmethod
-    def exec(cls) -> "Zygote":
-        """Start a fresh zygote with a new interpreter (slower: it imports torch
-        again). Used when the forked one has been killed."""
+    def exec(cls, prefix: list[str] | None = None) -> "Zygote":
+        """Start a fresh zygote with a new interpreter (it imports torch again),
+        optionally inside a sandbox: ``prefix`` is the sandbox's command line.
+        Also used when a forked zygote has been killed."""
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        quiet = subprocess.DEVNULL if prefix else None  # a sandboxed zygote has nothing to tell the user
         popen = subprocess.Popen(
-            [sys.executable, "-m", "grader.zygote", str(child.fileno())],
+            list(prefix or []) + [sys.executable, "-m", "grader.zygote", str(child.fileno())],
             pass_fds=[child.fileno()],
             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            stdin=subprocess.DEVNULL,
+            stdout=quiet,
+            stderr=quiet,
         )
         child.close()
         return cls(popen.pid, parent, popen)

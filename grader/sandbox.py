@@ -1,0 +1,138 @@
+"""The OS sandbox submission processes run in (bubblewrap).
+
+The zygote, and so every child it forks, runs inside one bubblewrap sandbox:
+- no network (its own network namespace, with nothing in it);
+- its own PID namespace: it cannot see or signal the grader or anything else
+  outside, and when the sandbox ends everything in it is killed;
+- a file system made of read-only system folders, the Python installation,
+  the grader package and the folder of private submission copies; a private,
+  size-limited /tmp. Nothing else: not solutions/, not the checks, not the
+  batch's input or output folders, not the user's home.
+
+Without bubblewrap (or where it cannot make namespaces) grading still works
+with the process-level limits alone (see ``limits.py``), and says so once.
+"""
+import functools
+import os
+import shutil
+import subprocess
+import sys
+
+MODES = ("auto", "require", "off")
+TMP_BYTES = 64 * 1024 * 1024
+# /etc holds what the dynamic loader and Python need; the rest of it (e.g.
+# /etc/shadow, readable by root) stays out.
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group", "nsswitch.conf", "alternatives")
+
+
+class SandboxUnavailable(Exception):
+    pass
+
+
+def _bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+def _system_binds() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for name in ETC_FILES:
+        path = os.path.join("/etc", name)
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _python_dirs(project: str) -> list[str]:
+    """The folders the interpreter and its packages live in, never the project."""
+    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    for p in sys.path:
+        if p and os.path.isdir(p) and ("site-packages" in p or "dist-packages" in p):
+            dirs.add(p)
+    project = os.path.realpath(project)
+    out = []
+    for d in sorted(dirs, key=len):
+        real = os.path.realpath(d)
+        if real == project or project.startswith(real + os.sep):
+            continue  # an interpreter folder that contains the project would expose it
+        if not any(real == o or real.startswith(o + os.sep) for o in out):
+            out.append(real)
+    return out
+
+
+def command(project: str, exchange: str) -> list[str]:
+    """The bubblewrap command line that prefixes the zygote's."""
+    grader_dir = os.path.join(os.path.realpath(project), "grader")
+    args = [
+        _bwrap() or "bwrap",
+        "--die-with-parent",
+        "--unshare-all",  # network, PID, IPC, UTS, cgroup namespaces
+        "--unshare-user",
+        "--disable-userns",  # and no way to make new ones inside
+        "--cap-drop", "ALL",
+        "--new-session",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+    ]
+    args += _system_binds()
+    binds = _python_dirs(project) + [grader_dir, os.path.realpath(exchange)]
+    for path in sorted(set(binds), key=lambda p: p.count(os.sep)):  # parents before children
+        args += ["--ro-bind", path, path]
+    args += [
+        "--clearenv",
+        "--setenv", "PATH", "/usr/bin:/bin",
+        "--setenv", "PYTHONPATH", os.path.realpath(project),  # shows only grader/ inside
+        "--setenv", "HOME", "/tmp",
+        "--setenv", "LANG", "C.UTF-8",
+        "--chdir", "/tmp",
+        "--",
+    ]
+    return args
+
+
+@functools.lru_cache(maxsize=None)
+def available() -> bool:
+    """Whether a sandbox can be made here (bubblewrap present, namespaces allowed)."""
+    if not sys.platform.startswith("linux") or _bwrap() is None:
+        return False
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        proc = subprocess.run(
+            command(here, here + os.sep + "grader") + ["/usr/bin/true"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
+
+
+_warned = False
+
+
+def choose(mode: str) -> bool:
+    """Decide whether to sandbox, for ``--sandbox auto|require|off``."""
+    global _warned
+    if mode == "off":
+        return False
+    if available():
+        return True
+    if mode == "require":
+        raise SandboxUnavailable(
+            "没有可用的沙箱（需要 bubblewrap 和用户命名空间）/ no sandbox available (needs bubblewrap and user namespaces)"
+        )
+    if not _warned:
+        _warned = True
+        print(
+            "注意：没有可用的沙箱（bubblewrap），提交的代码只受进程级保护（时间、内存、输出、进程组）。\n"
+            "note: no sandbox available (bubblewrap): submission code runs with process-level protection only "
+            "(time, memory, output, process group). Install bubblewrap, or use --sandbox off to silence this.",
+            file=sys.stderr,
+        )
+    return False
