@@ -1,0 +1,7 @@
+"""Attack: answer with an 80 MB tensor, over the 64 MB message cap. The grading
+process refuses the message unread: 0 points."""
+import torch
+
+
+def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    return torch.zeros(20_000_000)

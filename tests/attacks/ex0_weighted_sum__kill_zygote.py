@@ -1,0 +1,42 @@
+"""Attack: kill the zygote (the process this child was forked from), with a
+daemon started before and one after, then give correct answers.
+
+This is not the grading process: the grader notices the zygote is gone and
+starts a new one for the next exercise. The child itself and the daemons are
+re-parented to the grading process (a subreaper), which must kill them. Full
+marks on this exercise (its answers are right), full marks on the others, no
+process left.
+"""
+import ctypes
+import os
+import signal
+import time
+
+import torch
+
+TAG = "__ATTACK_TAG__"  # test_attacks.py writes a unique tag here
+ctypes.CDLL(None).prctl(15, TAG.encode(), 0, 0, 0)  # PR_SET_NAME: forks inherit the name
+os.environ["ATTACK_TAG"] = TAG
+
+
+def _daemon() -> None:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                time.sleep(1000)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+_daemon()
+os.kill(os.getppid(), signal.SIGKILL)
+_daemon()
+
+
+def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    weights = torch.softmax(scores, dim=-1)  # (..., T)
+    return (weights.unsqueeze(-2) @ values).squeeze(-2)  # (..., C)

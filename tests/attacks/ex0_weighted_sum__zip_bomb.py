@@ -1,0 +1,37 @@
+"""Attack: answer with a decompression bomb. torch.save writes an uncompressed
+zip archive; this child answers with 64 MB of zeros and re-packs the archive
+with DEFLATE, which shrinks it about a thousandfold, far under the 64 MB
+message cap. A 64 MB bomb would unpack to some 64 GB in the grading process.
+
+The grading process must refuse compressed archives before torch.load unpacks
+them: 0 points, "could not be read safely".
+"""
+import io
+import struct
+import sys
+import zipfile
+
+import torch
+
+protocol = sys.modules["grader.protocol"]
+_real_encode = protocol.encode
+
+
+def _bomb_encode(obj) -> bytes:
+    if not (isinstance(obj, dict) and "value" in obj):
+        return _real_encode(obj)  # the "ready" message stays honest
+    plain = io.BytesIO()
+    torch.save(dict(obj, value=torch.zeros(64 * 1024**2, dtype=torch.uint8)), plain)
+    packed = io.BytesIO()
+    with zipfile.ZipFile(plain) as zin, zipfile.ZipFile(packed, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info))
+    data = packed.getvalue()
+    return struct.pack(">Q", len(data)) + data
+
+
+protocol.encode = _bomb_encode
+
+
+def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    return torch.zeros(1)
