@@ -1,5 +1,6 @@
 """``python -m grader``: the command line."""
 import argparse
+import importlib.util
 import os
 import sys
 
@@ -18,19 +19,28 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--only", metavar="EX", help="grade one exercise, e.g. ex4_masking")
     g.add_argument("--json", metavar="FILE", help="also write Gradescope results.json here")
 
-    b = verbs.add_parser("batch", help="grade a folder of submissions into a gradebook / 批量评分")
-    b.add_argument("dir", metavar="DIR", help="one submission per student: DIR/<id>/, DIR/<id>.zip or DIR/<id>/<assignment>/")
-    b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
-    b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
-    b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
-    b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
+    # The teacher's verbs are offered only where their module is (the student
+    # edition has none of them).
+    if _have("batch"):
+        b = verbs.add_parser("batch", help="grade a folder of submissions into a gradebook / 批量评分")
+        b.add_argument("dir", metavar="DIR", help="one submission per student: DIR/<id>/, DIR/<id>.zip or DIR/<id>/<assignment>/")
+        b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
+        b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
+        b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
+        b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
 
-    r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
-    r.add_argument("--out", required=True, metavar="DIR", help="folder to create; DIR.zip is written beside it")
+    if _have("release"):
+        r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
+        r.add_argument("--out", required=True, metavar="DIR", help="folder to create; DIR.zip is written beside it")
 
-    s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
-    s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")
+    if _have("gradescope"):
+        s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
+        s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")
     return p
+
+
+def _have(verb: str) -> bool:
+    return importlib.util.find_spec(f"grader.{verb}") is not None
 
 
 def _usage_error(parser, message: str) -> int:

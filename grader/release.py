@@ -1,0 +1,377 @@
+"""``python -m grader release --out DIR``: the student edition of the course.
+
+DIR gets the stubs, the public checks, the grader (without the teacher's
+verbs), the reference answers the public checks need (recorded from
+``solutions/``, so the solutions themselves stay behind), the points of the
+hidden checks per exercise (so the report can say what the teacher grades),
+a tox.ini and a README. DIR.zip, beside DIR, holds the same tree.
+
+Nothing half-written is left behind: the tree is built in a temporary folder
+beside DIR and renamed at the end, and the zip is written to a temporary file
+and renamed. Before anything is renamed, every file is searched for the code
+of the solutions and for the names of the hidden checks.
+"""
+import ast
+import configparser
+import json
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+
+from grader.exercises import EXERCISES, IDS
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Where students read the course notes. A placeholder until the docs site is
+# published: set the site's address here, it is used once, in the README.
+DOCS_URL = "docs/"
+
+# Grader modules only the teacher uses: left out of the student edition (the
+# command line offers a verb only when its module is there).
+TEACHER_ONLY = frozenset({"batch.py", "gradebook.py", "intake.py", "release.py", "gradescope.py", "stubs.py"})
+
+# Fixed timestamps in the zip: the same course gives the same archive listing.
+ZIP_DATE = (2020, 1, 1, 0, 0, 0)
+
+
+class ReleaseError(Exception):
+    """The release cannot be built; ``code`` is the exit status."""
+
+    def __init__(self, zh: str, en: str, code: int = 3):
+        super().__init__(en)
+        self.zh, self.en, self.code = zh, en, code
+
+
+def run(args) -> int:
+    out = os.path.abspath(args.out)
+    try:
+        files = build(out)
+    except ReleaseError as exc:
+        print(f"python -m grader release: 错误 / error:\n  {exc.zh}\n  {exc.en}", file=sys.stderr)
+        return exc.code
+    print(f"学生版 / student edition: {out} ({files} files)")
+    print(f"压缩包 / zip:             {out}.zip")
+    return 0
+
+
+def build(out: str, project: str = PROJECT) -> int:
+    """Build the release in ``out`` and ``out.zip``; return the number of files."""
+    if os.path.lexists(out) and (not os.path.isdir(out) or os.path.islink(out) or os.listdir(out)):
+        raise ReleaseError(
+            f"{out} 已存在且不是空文件夹：请换一个 --out，或先删掉它",
+            f"{out} exists and is not an empty folder: choose another --out, or remove it first",
+            code=2,
+        )
+    parent = os.path.dirname(out)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}-building-", dir=parent)
+    try:
+        _fill(tmp, project)
+        _refuse_leaks(tmp, project)
+        zip_tmp = _write_zip(tmp, os.path.basename(out), parent)
+        try:
+            # Temporary files are private; the release gets the usual permissions.
+            umask = current_umask()
+            os.chmod(tmp, 0o777 & ~umask)
+            os.chmod(zip_tmp, 0o666 & ~umask)
+            if os.path.isdir(out):
+                os.rmdir(out)  # empty (checked above)
+            os.rename(tmp, out)
+            os.replace(zip_tmp, out + ".zip")
+        except BaseException:
+            _unlink(zip_tmp)
+            raise
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return sum(len(names) for _, _, names in os.walk(out))
+
+
+def _fill(root: str, project: str) -> None:
+    solutions = os.path.join(project, "solutions")
+    checks = os.path.join(project, "checks")
+
+    # The stubs, made afresh from the solutions (the answers below are recorded from the same files).
+    from grader import stubs
+
+    os.makedirs(os.path.join(root, "exercises"))
+    for ex in IDS:
+        with open(os.path.join(solutions, ex + ".py"), encoding="utf-8") as f:
+            stub = stubs.make_stub(f.read(), ex)
+        _write(os.path.join(root, "exercises", ex + ".py"), stub)
+
+    os.makedirs(os.path.join(root, "checks", "public"))
+    shutil.copyfile(os.path.join(checks, "pytest.ini"), os.path.join(root, "checks", "pytest.ini"))
+    for name in sorted(os.listdir(os.path.join(checks, "public"))):
+        if name.endswith(".py"):
+            shutil.copyfile(os.path.join(checks, "public", name), os.path.join(root, "checks", "public", name))
+
+    os.makedirs(os.path.join(root, "grader"))
+    for name in sorted(os.listdir(os.path.join(project, "grader"))):
+        if name.endswith(".py") and name not in TEACHER_ONLY:
+            shutil.copyfile(os.path.join(project, "grader", name), os.path.join(root, "grader", name))
+
+    answers, hidden_points = _record(project)
+    from grader import recorded
+
+    recorded.save(answers, os.path.join(root, "checks", "public", recorded.ANSWERS_FILE))
+    _write(os.path.join(root, "checks", "hidden_points.json"), json.dumps(hidden_points, indent=2) + "\n")
+
+    _write(os.path.join(root, "tox.ini"), student_tox_ini(project))
+    _write(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values())))
+
+
+def _record(project: str) -> tuple[dict, dict]:
+    """Grade the solutions twice: the public checks only, recording every
+    reference answer they use; then every check, for the hidden points. The
+    solutions must score full marks both times, or the checks are broken."""
+    from grader.grading import Grader
+
+    solutions = os.path.join(project, "solutions")
+    grader = Grader(checks_dir=os.path.join(project, "checks"), solutions_dir=solutions)
+    try:
+        answers: dict = {}
+        public = grader.grade(solutions, public_only=True, record_into=answers)
+        full = grader.grade(solutions)
+    finally:
+        grader.close()
+    for name, grade in (("public", public), ("all", full)):
+        failed = [f"{r.exercise}: {r.check_id}" for r in grade.results if not r.passed]
+        if grade.errors or failed or not grade.results:
+            raise ReleaseError(
+                f"参考答案没有通过全部检查（{name}），没有生成学生版",
+                f"the solutions do not pass every check ({name} checks); no release was built:\n  "
+                + "\n  ".join(failed + grade.errors),
+            )
+    hidden = {ex: 0.0 for ex in IDS}
+    for r in full.results:
+        if r.hidden:
+            hidden[r.exercise] += r.max_points
+    return answers, {ex: (int(p) if p == int(p) else p) for ex, p in hidden.items()}
+
+
+def tox_base_deps(project: str) -> list[str]:
+    """The requirements of the project's tox.ini (``[base] deps``): one pin, two copies cannot drift."""
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
+    deps = [line.strip() for line in config.get("base", "deps").splitlines() if line.strip()]
+    if not any(d.startswith("torch==") for d in deps):
+        raise ReleaseError("tox.ini 的 [base] deps 里没有固定 torch 版本", "tox.ini's [base] deps has no torch== pin")
+    return deps
+
+
+def student_tox_ini(project: str = PROJECT) -> str:
+    deps = "".join(f"    {d}\n" for d in tox_base_deps(project))
+    return f"""\
+# Grade your exercises: `tox -e grade`; one exercise: `tox -e grade -- --only ex4_masking`.
+#
+# torch is pinned. On Linux, PyPI's torch wheel is a large CUDA build; to get the
+# CPU build, point pip at PyTorch's CPU index before running tox:
+#     PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade
+# (tox passes PIP_* variables through to pip.)
+[tox]
+env_list = grade
+skip_missing_interpreters = true
+
+[testenv:grade]
+description = grade your exercises (python -m grader grade exercises); pass arguments after --
+skip_install = true
+package = skip
+pass_env = PIP_*
+set_env =
+    PYTHONPATH = {{tox_root}}
+deps =
+{deps}commands = python -m grader grade {{posargs:exercises}}
+"""
+
+
+def student_readme(hidden_total: float) -> str:
+    hidden = f"{hidden_total:g}"
+    rows = "\n".join(f"| `exercises/{e.filename}` | {e.zh} | {e.en} |" for e in EXERCISES)
+    return f"""\
+# 自注意力练习 · Self-attention, one step at a time
+
+七道 PyTorch 小练习，从一次加权求和走到一个 GPT 块。评分程序给出分数，并用中文和英文
+告诉你哪里错了。
+Seven short PyTorch exercises lead from a weighted sum to a GPT block; a grader
+scores them and tells you, in Chinese and English, what is wrong.
+
+| 文件 / file | 练习 | exercise |
+|---|---|---|
+{rows}
+
+讲义 / Course notes: [{DOCS_URL}]({DOCS_URL})
+
+## 开始 / Getting started
+
+需要 Python 3.11 和 tox（`python -m pip install tox`）。
+You need Python 3.11 and [tox](https://tox.wiki) (`python -m pip install tox`).
+
+1. 打开 `exercises/ex0_weighted_sum.py`，在 `TODO` 处写代码，替换 `raise NotImplementedError`。
+   Open `exercises/ex0_weighted_sum.py` and write your code where it says `TODO`,
+   in place of `raise NotImplementedError`.
+2. 评分 / Grade your work:
+
+   ```bash
+   tox -e grade                          # 全部练习 / all exercises
+   tox -e grade -- --only ex4_masking    # 一道练习 / one exercise
+   ```
+
+第一次运行会把 PyTorch 装进 `.tox/grade`（几分钟），之后每次几秒钟。
+The first run installs PyTorch into `.tox/grade` (a few minutes); later runs take seconds.
+
+## 看懂评分表 / Reading the table
+
+每道练习一行：得分和通过的检查数。✓ 全部通过，~ 部分通过，· 一项也没通过。
+表格下面是每项没通过的检查：测了什么、你的代码得到什么、期望什么，以及提示。
+“尚未完成 / not implemented yet” 表示你还没开始这道练习，只扣这道练习的分。
+
+One line per exercise: points and checks passed (✓ all, ~ some, · none). Below
+the table, each failed check says what was tested, what your code gave, what
+was expected, and a hint. "not implemented yet" means you have not started that
+exercise; it costs only that exercise's points.
+
+## 隐藏检查 / Hidden checks
+
+这里只有公开检查。分数后面的 (+n) 是隐藏检查的分数（共 {hidden} 分），由老师评分：
+公开检查全部通过，不等于隐藏检查也能通过。
+Only the public checks are here. The (+n) after a score is the points of hidden
+checks ({hidden} in all), graded by your teacher: passing every public check does
+not mean passing the hidden ones.
+
+## Linux 上请装 CPU 版 PyTorch / PyTorch on Linux: get the CPU build
+
+PyPI 上 Linux 的 torch 是好几 GB 的 CUDA 版；本课程只需要 CPU 版。第一次运行前：
+PyPI's torch wheel for Linux is a CUDA build of several GB; the course needs only
+the CPU build. Before the first run:
+
+```bash
+PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade
+```
+
+macOS 和 Windows 上 PyPI 的版本就是 CPU 版。On macOS and Windows, PyPI's wheel is already the CPU build.
+"""
+
+
+# - leak guard -
+
+def _code_lines(text: str) -> list[str]:
+    """Lines without comments or indentation, empty ones dropped: how a region is compared."""
+    out = []
+    for line in text.splitlines():
+        code = line.split("#", 1)[0].strip()
+        if code:
+            out.append(code)
+    return out
+
+
+def solution_code(project: str = PROJECT) -> list[tuple[str, str]]:
+    """(exercise, code) of every solution region, as ``_code_lines`` joined."""
+    from grader import stubs
+
+    out = []
+    for ex in IDS:
+        with open(os.path.join(project, "solutions", ex + ".py"), encoding="utf-8") as f:
+            for region in stubs.solution_regions(f.read()):
+                code = "\n".join(_code_lines(region))
+                if code:
+                    out.append((ex, code))
+    return out
+
+
+def hidden_only_check_names(project: str = PROJECT) -> set[str]:
+    """Names of the check functions in checks/hidden that no public check shares."""
+
+    def names(folder):
+        found = set()
+        if not os.path.isdir(folder):
+            return found
+        for name in os.listdir(folder):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    tree = ast.parse(f.read())
+                found |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+        return found
+
+    checks = os.path.join(project, "checks")
+    return names(os.path.join(checks, "hidden")) - names(os.path.join(checks, "public"))
+
+
+def find_leaks(root: str, project: str = PROJECT) -> list[str]:
+    """Files under ``root`` that contain the code of a solution region (all
+    its lines, in order, comments and indentation aside) or the name of a
+    hidden-only check."""
+    regions = solution_code(project)
+    hidden = sorted(hidden_only_check_names(project))
+    found = []
+    for dirpath, _, filenames in os.walk(root):
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            with open(path, "rb") as f:
+                data = f.read()
+            found += [f"{rel}: hidden check {h}" for h in hidden if h.encode() in data]
+            text = "\n" + "\n".join(_code_lines(data.decode("utf-8", errors="replace"))) + "\n"
+            found += [f"{rel}: the solution of {ex}" for ex, code in regions if "\n" + code + "\n" in text]
+    return found
+
+
+def _refuse_leaks(root: str, project: str) -> None:
+    found = find_leaks(root, project)
+    if found:
+        raise ReleaseError(
+            "学生版里出现了答案或隐藏检查，没有生成学生版",
+            "the release would contain solutions or hidden checks; nothing was written:\n  " + "\n  ".join(found),
+        )
+
+
+# - files -
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _write_zip(tree: str, top: str, folder: str) -> str:
+    """Zip ``tree`` under the top folder ``top`` into a temporary file in
+    ``folder``; return its path (the caller renames it into place)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{top}-", suffix=".zip.tmp", dir=folder)
+    os.close(fd)
+    try:
+        write_zip(tmp, tree, top)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def write_zip(path: str, tree: str, top: str = "", executable: frozenset = frozenset()) -> None:
+    """Write every file under ``tree`` into the zip ``path``, under ``top/``
+    (or at the root), in sorted order with fixed timestamps. Paths in
+    ``executable`` (relative, with /) get mode 755."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for dirpath, dirnames, filenames in os.walk(tree):
+            dirnames.sort()
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                rel = os.path.relpath(full, tree).replace(os.sep, "/")
+                info = zipfile.ZipInfo(f"{top}/{rel}" if top else rel, ZIP_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = (0o100755 if rel in executable else 0o100644) << 16
+                with open(full, "rb") as f:
+                    z.writestr(info, f.read())

@@ -1,0 +1,168 @@
+"""The Gradescope bundle (``python -m grader gradescope``), run the way
+Gradescope runs it: unpacked in AUTOGRADER_ROOT/source, run_autograder
+copied to AUTOGRADER_ROOT, the submission in AUTOGRADER_ROOT/submission.
+setup.sh is not run: this environment already has torch."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
+
+from grader.exercises import IDS
+from grader.gradescope import find_submission
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
+    proc = run_cli("gradescope", "--out", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+@pytest.fixture
+def autograder(bundle, tmp_path):
+    """A fake /autograder with the bundle installed and an empty submission folder."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as z:
+        z.extractall(root / "source")
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    return root
+
+
+def run_autograder(root, **env) -> tuple[dict, subprocess.CompletedProcess]:
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    base.update(AUTOGRADER_ROOT=str(root), PYTHON=sys.executable, PYTHONDONTWRITEBYTECODE="1")
+    base.update(env)
+    proc = subprocess.run(["bash", str(root / "run_autograder")], cwd=root, env=base, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with open(root / "results" / "results.json", encoding="utf-8") as f:
+        return json.load(f), proc
+
+
+def test_bundle_layout(bundle):
+    with zipfile.ZipFile(bundle) as z:
+        infos = {i.filename: i for i in z.infolist()}
+    names = set(infos)
+    for script in ("setup.sh", "run_autograder"):
+        assert script in names  # at the root of the zip, as Gradescope requires
+        assert (infos[script].external_attr >> 16) & stat.S_IXUSR
+    for ex in IDS:
+        assert {f"solutions/{ex}.py", f"checks/public/test_{ex}.py", f"checks/hidden/test_{ex}.py"} <= names
+    assert {"checks/pytest.ini", "grader/__main__.py", "grader/gradescope.py"} <= names
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or n.startswith(("tests/", "exercises/", "bench/", "."))]
+    assert not [p for p in os.listdir(bundle.parent) if p != bundle.name]  # written atomically: no temporary files left
+
+
+def test_scripts_are_plain_bash_with_the_cpu_torch(bundle, tmp_path):
+    import configparser
+
+    with zipfile.ZipFile(bundle) as z:
+        setup = z.read("setup.sh").decode()
+        run = z.read("run_autograder").decode()
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(os.path.join(ROOT, "tox.ini"), encoding="utf-8")
+    deps = tox["base"]["deps"].split()
+    torch = next(d for d in deps if d.startswith("torch=="))
+    assert f"install --no-cache-dir {torch} --index-url https://download.pytorch.org/whl/cpu" in setup
+    assert all(d in setup for d in deps)
+    assert "apt-get install" in setup
+    for name, text in (("setup.sh", setup), ("run_autograder", run)):
+        assert text.startswith("#!/usr/bin/env bash\n")
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert subprocess.run(["bash", "-n", str(path)]).returncode == 0, name
+
+
+@pytest.mark.parametrize("layout", ["top", "exercises"])
+def test_solutions_score_100(autograder, layout):
+    make_submission(autograder / "submission" / ("" if layout == "top" else "exercises"))
+    results, proc = run_autograder(autograder)
+    assert results["score"] == 100
+    assert all(t["status"] == "passed" for t in results["tests"])
+    assert {t["visibility"] for t in results["tests"] if t["tags"][1] == "hidden"} == {"after_published"}
+    assert {t["tags"][1] for t in results["tests"]} == {"public", "hidden"}
+    assert ("exercises/" in results["output"]) == (layout == "exercises")
+    assert "100 / 100" in proc.stdout  # the full report, for the teacher
+
+
+def test_broken_file_scores_0_and_says_why(autograder):
+    folder = make_submission(autograder / "submission", base=EXERCISES)
+    with open(os.path.join(folder, "ex0_weighted_sum.py"), "w", encoding="utf-8") as f:
+        f.write("def weighted_sum(scores, values:\n    return 0\n")
+    results, _ = run_autograder(autograder)
+    assert results["score"] == 0
+    ex0 = [t for t in results["tests"] if t["tags"][0] == "ex0_weighted_sum"]
+    assert ex0 and all("syntax error in ex0_weighted_sum.py, line 1" in t["output"] for t in ex0)
+    assert all("not implemented yet" in t["output"] for t in results["tests"] if t["tags"][0] != "ex0_weighted_sum")
+
+
+def test_some_files_missing(autograder):
+    shutil.copy(os.path.join(SOLUTIONS, "ex2_scores.py"), autograder / "submission")
+    results, _ = run_autograder(autograder)
+    assert results["score"] == sum(t["max_score"] for t in results["tests"] if t["tags"][0] == "ex2_scores") > 0
+    assert "missing: ex0_weighted_sum.py" in results["output"]
+    assert "file not found: ex0_weighted_sum.py" in next(t["output"] for t in results["tests"] if t["tags"][0] == "ex0_weighted_sum")
+
+
+def test_empty_submission_scores_0_and_says_what_to_upload(autograder):
+    (autograder / "submission" / "notes.txt").write_text("hello", encoding="utf-8")
+    results, _ = run_autograder(autograder)
+    assert results["score"] == 0 and results["tests"] == []
+    assert "No exercise files found" in results["output"] and "ex4_masking.py" in results["output"]
+    assert "notes.txt" in results["output"]
+
+
+def test_python_that_cannot_run_still_gives_results(autograder):
+    make_submission(autograder / "submission")
+    (autograder / "results").mkdir()
+    (autograder / "results" / "results.json").write_text('{"score": 100}', encoding="utf-8")  # stale: must not survive
+    results, proc = run_autograder(autograder, PYTHON="/bin/false")
+    assert results["score"] == 0
+    assert "could not finish" in results["output"] and "老师" in results["output"]
+    assert "writing a score of 0" in proc.stderr
+
+
+def test_grader_crash_still_gives_results(autograder):
+    make_submission(autograder / "submission")
+    os.remove(autograder / "source" / "grader" / "plugin.py")
+    results, proc = run_autograder(autograder)
+    assert results["score"] == 0
+    assert "autograder failed" in results["output"]
+    assert "plugin" not in results["output"]  # the details are for the teacher
+    assert "Traceback" in proc.stderr and "plugin" in proc.stderr
+
+
+def test_grading_that_takes_too_long_is_stopped(autograder):
+    make_submission(autograder / "submission")
+    results, _ = run_autograder(autograder, GRADER_TIMEOUT="1")
+    assert results["score"] == 0
+    assert "longer than 1 seconds" in results["output"]
+
+
+def test_find_submission(tmp_path):
+    def tree(*paths):
+        root = tmp_path / str(len(list(tmp_path.iterdir())))
+        for p in paths:
+            (root / p).parent.mkdir(parents=True, exist_ok=True)
+            (root / p).write_text("", encoding="utf-8")
+        root.mkdir(exist_ok=True)
+        return root
+
+    files = [f"{ex}.py" for ex in IDS]
+    top = tree(*files)
+    assert find_submission(str(top)) == (str(top), 7)
+    sub = tree(*[f"exercises/{f}" for f in files], "README.md")
+    assert find_submission(str(sub)) == (str(sub / "exercises"), 7)
+    nested = tree(*[f"attention/exercises/{f}" for f in files], *[f"__MACOSX/attention/exercises/{f}" for f in files])
+    assert find_submission(str(nested)) == (str(nested / "attention" / "exercises"), 7)
+    more = tree(files[0], *[f"exercises/{f}" for f in files[:3]])
+    assert find_submission(str(more)) == (str(more / "exercises"), 3)
+    assert find_submission(str(tree("notes.txt"))) == (None, 0)
+    assert find_submission(str(tmp_path / "missing")) == (None, 0)

@@ -1,0 +1,309 @@
+"""The student edition (``python -m grader release``): nothing of the solutions
+or of the hidden checks in it, and inside it the grader works on its own,
+replaying recorded reference answers."""
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
+
+from grader import stubs
+from grader.exercises import IDS
+
+CHECKS = os.path.join(ROOT, "checks")
+WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"
+
+# Lines of solution regions that the course publishes on purpose, so they may
+# appear in the release: the contract of ex5's Head (stated in its docstring,
+# and the grader's stand-in Head in grader/standins.py has the same
+# attributes), and ex6's head size (said in a public check's hint).
+PUBLISHED = {
+    "self.key = nn.Linear(n_embd, head_size, bias=False)",
+    "self.query = nn.Linear(n_embd, head_size, bias=False)",
+    "self.value = nn.Linear(n_embd, head_size, bias=False)",
+    "head_size = n_embd // n_head",
+}
+MIN_CODE = 16  # shorter code lines (``return x``, ``nn.ReLU(),``) prove nothing either way
+PROSE = re.compile(r"[A-Za-z]{3,}")  # a comment with three words explains; one of shapes like (B, T, C) does not
+
+# Two submissions of wrong implementations (each caught by a public check),
+# one per exercise each, graded in the release by its command line.
+WRONG_SETS = [
+    {
+        "ex0_weighted_sum": "ex0_weighted_sum__softmax_dim0",
+        "ex1_averaging": "ex1_averaging__triu",
+        "ex2_scores": "ex2_scores__k_at_q_transposed",
+        "ex3_scaling": "ex3_scaling__scales_by_shape",
+        "ex4_masking": "ex4_masking__filled_with_zero",
+        "ex5_head": "ex5_head__scaled_by_n_embd",
+        "ex6_block": "ex6_block__heads_in_plain_list",
+    },
+    {
+        "ex0_weighted_sum": "ex0_weighted_sum__no_softmax",
+        "ex1_averaging": "ex1_averaging__integer_matrix",
+        "ex2_scores": "ex2_scores__flattened_batch",
+        "ex3_scaling": "ex3_scaling__multiplies_by_sqrt",
+        "ex4_masking": "ex4_masking__minus_1e9",
+        "ex5_head": "ex5_head__linear_with_bias",
+        "ex6_block": "ex6_block__post_norm",
+    },
+]
+CHECK_BROKE = ("please tell your teacher", "检查本身出错", "no recorded reference answer")
+
+
+def _env(release) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # the release tree stays as built
+    return env
+
+
+def in_release(release, *args, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m grader ARGS`` with the release as the working folder, as a student runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=release, env=_env(release), capture_output=True, text=True, timeout=timeout
+    )
+
+
+def grade_in_release(release, folder, out) -> tuple[dict, subprocess.CompletedProcess]:
+    """Grade ``folder`` (relative to the release, or absolute); results.json goes to ``out``, outside the release."""
+    out = str(out)
+    proc = in_release(release, "grade", str(folder), "--json", out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "grader error" not in proc.stdout and "评分程序出错" not in proc.stdout, proc.stdout
+    with open(out, encoding="utf-8") as f:
+        results = json.load(f)
+    for t in results["tests"]:
+        assert not any(s in t["output"] for s in CHECK_BROKE), (t["name"], t["output"])
+    return results, proc
+
+
+def all_files(release):
+    """(name, bytes) of every file in the release folder and in its zip."""
+    for dirpath, _, filenames in os.walk(release):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                yield os.path.relpath(path, release), f.read()
+    with zipfile.ZipFile(str(release) + ".zip") as z:
+        for info in z.infolist():
+            yield "zip:" + info.filename, z.read(info)
+
+
+def function_names(folder) -> set:
+    names = set()
+    for path in Path(folder).glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+    return names
+
+
+def solution_needles() -> set:
+    """Code and comments of the solution regions, line by line, that nothing public may contain."""
+    needles = set()
+    for ex in IDS:
+        source = open(os.path.join(SOLUTIONS, ex + ".py"), encoding="utf-8").read()
+        stub = open(os.path.join(EXERCISES, ex + ".py"), encoding="utf-8").read()
+        regions = stubs.solution_regions(source)
+        assert regions, ex
+        for region in regions:
+            for line in region.splitlines():
+                code, _, comment = line.partition("#")
+                code, comment = code.strip(), comment.strip()
+                if len(code) >= MIN_CODE and code not in PUBLISHED and code not in stub:
+                    needles.add(code)
+                if len(PROSE.findall(comment)) >= 3 and comment not in stub:
+                    needles.add(comment)
+    return needles
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release") / "attention"
+    out.mkdir()  # an empty folder may be built into
+    proc = run_cli("release", "--out", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def public_max() -> dict:
+    """Public points per exercise, read from the checks' markers (the release must agree)."""
+    out = {}
+    for ex in IDS:
+        tree = ast.parse(open(os.path.join(CHECKS, "public", f"test_{ex}.py"), encoding="utf-8").read())
+        out[ex] = sum(
+            d.args[0].value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
+            for d in n.decorator_list
+            if isinstance(d, ast.Call) and getattr(d.func, "attr", None) == "points"
+        )
+    return out
+
+
+def test_release_has_what_students_need_and_nothing_else(release):
+    files = {rel for rel, _ in all_files(release) if not rel.startswith("zip:")}
+    assert {f"exercises/{ex}.py" for ex in IDS} <= files
+    assert {f"checks/public/test_{ex}.py" for ex in IDS} <= files
+    assert {"checks/pytest.ini", "checks/public/reference_answers.pt", "checks/hidden_points.json", "tox.ini", "README.md"} <= files
+    assert {"grader/__main__.py", "grader/cli.py", "grader/grading.py", "grader/recorded.py"} <= files
+    tops = {f.split("/")[0] for f in files}
+    assert tops == {"exercises", "checks", "grader", "tox.ini", "README.md"}
+    assert not [f for f in files if f.startswith("checks/hidden/")]
+    assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc") or "/." in "/" + f]
+    for teacher in ("batch", "gradebook", "release", "gradescope", "intake", "stubs"):
+        assert f"grader/{teacher}.py" not in files
+    for ex in IDS:  # the stubs are the project's stubs
+        assert (release / "exercises" / f"{ex}.py").read_bytes() == Path(EXERCISES, ex + ".py").read_bytes()
+
+
+def test_zip_holds_the_same_tree(release):
+    with zipfile.ZipFile(str(release) + ".zip") as z:
+        zipped = {info.filename: z.read(info) for info in z.infolist() if not info.is_dir()}
+    folder = {rel: data for rel, data in all_files(release) if not rel.startswith("zip:")}
+    assert zipped == {f"attention/{rel}": data for rel, data in folder.items()}
+    leftovers = [p for p in os.listdir(release.parent) if p.startswith(".")]
+    assert not leftovers  # nothing half-written beside it
+
+
+def test_no_solution_code_anywhere(release):
+    needles = solution_needles()
+    assert len(needles) > 20  # the search is not vacuous
+    leaks = [(rel, n) for rel, data in all_files(release) for n in needles if n.encode() in data]
+    assert not leaks
+
+
+def test_no_hidden_check_names_anywhere(release):
+    hidden = function_names(os.path.join(CHECKS, "hidden")) - function_names(os.path.join(CHECKS, "public"))
+    assert hidden
+    leaks = [(rel, n) for rel, data in all_files(release) for n in hidden if n.encode() in data]
+    assert not leaks
+
+
+def test_hidden_points_are_per_exercise_and_only_points(release, full_marks, public_max):
+    points = json.loads((release / "checks" / "hidden_points.json").read_text(encoding="utf-8"))
+    assert set(points) == set(IDS)
+    assert all(isinstance(p, (int, float)) for p in points.values())
+    assert {ex: public_max[ex] + points[ex] for ex in IDS} == full_marks
+
+
+def test_tox_ini_has_only_grade_and_the_same_pin(release):
+    import configparser
+
+    student = configparser.ConfigParser(interpolation=None)
+    student.read(release / "tox.ini", encoding="utf-8")
+    main = configparser.ConfigParser(interpolation=None)
+    main.read(os.path.join(ROOT, "tox.ini"), encoding="utf-8")
+    assert [s for s in student.sections() if s.startswith("testenv")] == ["testenv:grade"]
+    grade = student["testenv:grade"]
+    assert grade["deps"].split() == main["base"]["deps"].split()
+    assert "PIP_*" in grade["pass_env"]
+    assert grade["commands"].strip() == "python -m grader grade {posargs:exercises}"
+    text = (release / "tox.ini").read_text(encoding="utf-8")
+    assert "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu" in text
+
+
+def test_readme_is_for_students(release):
+    text = (release / "README.md").read_text(encoding="utf-8")
+    for must in ("tox -e grade", "tox -e grade -- --only ex4_masking", "由老师评分", "graded by your teacher", "download.pytorch.org/whl/cpu", "](", "尚未完成"):
+        assert must in text, must
+    for never in ("solutions", "hidden/", "tox -e test", "grader.stubs"):
+        assert never not in text, never
+
+
+def test_cli_in_release_offers_only_grade(release):
+    helped = in_release(release, "--help")
+    assert helped.returncode == 0, helped.stderr
+    assert "grade" in helped.stdout
+    for verb in ("batch", "release", "gradescope"):
+        assert verb not in helped.stdout
+    assert in_release(release, "release", "--out", "x").returncode == 2
+    where = subprocess.run(
+        [sys.executable, "-c", "import grader; print(grader.__file__)"], cwd=release, env=_env(release), capture_output=True, text=True
+    )
+    assert Path(where.stdout.strip()).parent == release / "grader"  # the release's own grader
+
+
+def test_stubs_score_0_in_release(release, tmp_path):
+    results, proc = grade_in_release(release, "exercises", tmp_path / "results.json")
+    assert results["score"] == 0
+    assert all("not implemented yet" in t["output"] for t in results["tests"])
+    assert all(t["tags"][1] == "public" for t in results["tests"])
+
+
+def test_solutions_score_every_public_point_in_release(release, full_marks, public_max, tmp_path):
+    folder = make_submission(tmp_path / "mine")  # outside the release: it must not find them by path
+    results, proc = grade_in_release(release, folder, tmp_path / "results.json")
+    assert results["score"] == sum(public_max.values())
+    assert all(t["status"] == "passed" for t in results["tests"])
+    hidden = sum(full_marks.values()) - sum(public_max.values())
+    assert f"隐藏检查的分数，共 {hidden:g} 分，由老师评分" in proc.stdout
+    assert f"points of hidden checks, {hidden:g} in all: graded by your teacher" in proc.stdout
+    assert f"{public_max['ex6_block']:g} / {public_max['ex6_block']:g} (+{full_marks['ex6_block'] - public_max['ex6_block']:g})" in proc.stdout
+
+
+@pytest.mark.parametrize("wrong", WRONG_SETS, ids=["set1", "set2"])
+def test_wrong_implementations_graded_in_release(release, public_max, tmp_path, wrong):
+    folder = make_submission(tmp_path / "wrong", {ex: (WRONG / f"{name}.py").read_text(encoding="utf-8") for ex, name in wrong.items()})
+    results, _ = grade_in_release(release, folder, tmp_path / "results.json")
+    for ex in IDS:
+        got = sum(t["score"] for t in results["tests"] if t["tags"][0] == ex)
+        assert got < public_max[ex], (ex, wrong[ex])
+
+
+def test_replay_agrees_with_the_reference_on_the_whole_wrong_catalogue(release, grader, tmp_path):
+    """Every wrong implementation, graded in this process with the release's
+    checks and recorded answers, gets the same public verdicts as with the
+    real reference: no request misses the recorded book."""
+    from grader.grading import Grader
+
+    replaying = Grader(checks_dir=str(release / "checks"), solutions_dir=str(release / "solutions"))
+    try:
+        for path in sorted(WRONG.glob("*.py")):
+            ex = path.name.split("__")[0]
+            folder = make_submission(tmp_path / path.stem, {ex: path.read_text(encoding="utf-8")})
+            replayed = replaying.grade(folder, only=ex)
+            real = grader.grade(folder, only=ex, public_only=True)
+            assert not replayed.errors, (path.name, replayed.errors)
+            verdicts = lambda g: [(r.check_id, r.passed, r.points, r.feedback) for r in g.results]  # noqa: E731
+            assert verdicts(replayed) == verdicts(real), path.name
+            assert not [r for r in replayed.results if any(s in r.feedback for s in CHECK_BROKE)], path.name
+    finally:
+        replaying.close()
+
+
+def test_refuses_a_folder_that_is_not_empty(tmp_path):
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    proc = run_cli("release", "--out", str(out))
+    assert proc.returncode == 2
+    assert "exists and is not an empty folder" in proc.stderr and "不是空文件夹" in proc.stderr
+    assert os.listdir(out) == ["notes.txt"]
+    assert sorted(os.listdir(tmp_path)) == ["taken"]  # no zip, no temporary folder
+
+
+def test_the_build_refuses_leaks(tmp_path):
+    """The release's own guard (run before anything is written) finds a
+    solution or a hidden check's name wherever it is."""
+    from grader.release import find_leaks
+
+    (tmp_path / "a").mkdir()
+    shutil.copy(os.path.join(SOLUTIONS, "ex5_head.py"), tmp_path / "a" / "copied.py")
+    reindented = open(os.path.join(SOLUTIONS, "ex2_scores.py"), encoding="utf-8").read().replace("        ", "  ")
+    (tmp_path / "b.txt").write_text(reindented, encoding="utf-8")
+    hidden = sorted(function_names(os.path.join(CHECKS, "hidden")) - function_names(os.path.join(CHECKS, "public")))
+    (tmp_path / "notes.md").write_text(f"see {hidden[0]}", encoding="utf-8")
+    shutil.copy(os.path.join(EXERCISES, "ex5_head.py"), tmp_path / "stub.py")  # a stub is not a leak
+    found = find_leaks(str(tmp_path))
+    assert any(f.startswith(os.path.join("a", "copied.py") + ": the solution of ex5_head") for f in found)
+    assert "b.txt: the solution of ex2_scores" in found
+    assert f"notes.md: hidden check {hidden[0]}" in found
+    assert not [f for f in found if f.startswith("stub.py")]
