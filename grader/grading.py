@@ -94,6 +94,9 @@ class Grader:
             self.zygote = Zygote.fork()
         self.limits = limits or Limits()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
+        from grader.redact import Redactor
+
+        self.redactor = Redactor(checks_dir, solutions_dir)
 
     def _reference_factory(self, record_into: dict | None):
         """Reference answers come from ``solutions/`` where it exists (the
@@ -202,6 +205,11 @@ class Grader:
         order = {ex: i for i, ex in enumerate(IDS)}
         grade.results = sorted(plugin.results, key=lambda r: order[r.exercise])
         grade.outputs = dict(plugin.outputs)
+        # Feedback quotes what the submission printed and raised: none of it
+        # may carry the text of a hidden check or a solution.
+        for r in grade.results:
+            r.feedback = self.redactor.clean(r.feedback)
+        grade.outputs = {ex: self.redactor.clean(text) for ex, text in grade.outputs.items()}
         grade.teacher_points = self._teacher_points(only) if (public_only or not os.path.isdir(os.path.join(self.checks_dir, "hidden"))) else {}
         grade.seconds = time.monotonic() - start
         return grade

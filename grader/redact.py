@@ -1,0 +1,43 @@
+"""Keeping the text of hidden checks and solutions out of reports.
+
+Submission code can read files it is not meant to see where there is no
+sandbox (and a bug might let it anywhere). Whatever it prints, raises or
+names comes back as text that goes into the report; before it does, every
+line that contains a line of a hidden check or of a solution region is
+replaced. Short or common lines (``import torch``) are not secrets.
+"""
+import glob
+import os
+
+from grader.stubs import solution_regions
+
+MIN_LENGTH = 20  # shorter lines are too common to be a giveaway
+MARK = "[隐去：隐藏检查或参考答案的内容 / redacted: text of a hidden check or a solution]"
+
+
+def _secret_lines(text: str) -> set[str]:
+    out = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if len(line) >= MIN_LENGTH and not line.startswith(("import ", "from ", "#")):
+            out.add(line)
+    return out
+
+
+class Redactor:
+    def __init__(self, checks_dir: str, solutions_dir: str):
+        self.secrets: set[str] = set()
+        for path in glob.glob(os.path.join(checks_dir, "hidden", "*.py")):
+            with open(path, encoding="utf-8") as f:
+                self.secrets |= _secret_lines(f.read())
+        for path in glob.glob(os.path.join(solutions_dir, "*.py")):
+            with open(path, encoding="utf-8") as f:
+                for region in solution_regions(f.read()):
+                    self.secrets |= _secret_lines(region)
+
+    def clean(self, text: str) -> str:
+        if not self.secrets or not text:
+            return text
+        lines = text.splitlines()
+        out = [MARK if any(s in line for s in self.secrets) else line for line in lines]
+        return "\n".join(out) + ("\n" if text.endswith("\n") else "")
