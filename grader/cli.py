@@ -18,6 +18,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("path", nargs="?", default="exercises", help="folder with ex0_weighted_sum.py ... (default: exercises)")
     g.add_argument("--only", metavar="EX", help="grade one exercise, e.g. ex4_masking")
     g.add_argument("--json", metavar="FILE", help="also write Gradescope results.json here")
+    g.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help="run submission code in a bubblewrap sandbox: auto (if available), require, off")
 
     # The teacher's verbs are offered only where their module is (the student
     # edition has none of them).
@@ -28,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
         b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
         b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
         b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
+        b.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help="run submission code in a bubblewrap sandbox: auto (if available), require, off")
 
     if _have("release"):
         r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
@@ -73,8 +75,12 @@ def _grade(parser, args) -> int:
         return _usage_error(parser, f"找不到文件夹 / no such folder: {args.path}")
     from grader import report
     from grader.grading import Grader
+    from grader.sandbox import SandboxUnavailable
 
-    grader = Grader()
+    try:
+        grader = Grader(sandbox=args.sandbox)
+    except SandboxUnavailable as exc:
+        return _usage_error(parser, str(exc))
     try:
         grade = grader.grade(os.path.abspath(args.path), only=args.only, display_root=args.path)
     finally:

@@ -78,7 +78,8 @@ class Grader:
         from grader.zygote import Zygote
 
         limits_mod.become_subreaper()
-        self.sandboxed = sandbox_mod.choose(sandbox)
+        secrets = os.path.isdir(solutions_dir) or os.path.isdir(os.path.join(checks_dir, "hidden"))
+        self.sandboxed = sandbox_mod.choose(sandbox, quiet=not secrets)
         # Private copies of submissions live here; it is the only folder of
         # ours a sandboxed child can see (read-only).
         self.exchange = tempfile.mkdtemp(prefix="attention-grader-")

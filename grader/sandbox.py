@@ -116,8 +116,11 @@ def available() -> bool:
 _warned = False
 
 
-def choose(mode: str) -> bool:
-    """Decide whether to sandbox, for ``--sandbox auto|require|off``."""
+def choose(mode: str, quiet: bool = False) -> bool:
+    """Decide whether to sandbox, for ``--sandbox auto|require|off``.
+
+    ``quiet``: say nothing when falling back (a student's copy has no
+    solutions or hidden checks to protect, and a student grades their own code)."""
     global _warned
     if mode == "off":
         return False
@@ -127,7 +130,7 @@ def choose(mode: str) -> bool:
         raise SandboxUnavailable(
             "没有可用的沙箱（需要 bubblewrap 和用户命名空间）/ no sandbox available (needs bubblewrap and user namespaces)"
         )
-    if not _warned:
+    if not _warned and not quiet:
         _warned = True
         print(
             "注意：没有可用的沙箱（bubblewrap），提交的代码只受进程级保护（时间、内存、输出、进程组）。\n"
