@@ -22,7 +22,7 @@ submission where an attack leaves markers for the test).
 
 The gradings run three at a time in the background (most of their time is
 spent importing torch or waiting out a time limit); each test waits for its
-own.
+own. ``-k ATTACK`` grades only that attack.
 """
 import concurrent.futures
 import hashlib
@@ -60,9 +60,9 @@ EXPECTED_POINTS = {
     "ex3_scaling__kill_zygote": FULL,
 }
 
-# Text every check of the attacked exercise must show when it scores 0.
-# "{file}" is the exercise file as the student named it, "{line}" the line
-# of the attack file that holds "SYNTAX ERROR HERE".
+# Text every check of the attacked exercise must show when it scores 0 (a
+# tuple: one of these). "{file}" is the exercise file as the student named
+# it, "{line}" the line of the attack file that holds "SYNTAX ERROR HERE".
 _GOT = ["得到 / got", "期望 / expected"]  # a wrong answer reached the check and was judged
 FEEDBACK = {
     "ex0_weighted_sum__stub": ["尚未完成", "not implemented"],
@@ -74,7 +74,9 @@ FEEDBACK = {
     "ex0_weighted_sum__sys_exit_import": ["importing the file failed", "SystemExit", "exit(0)"],
     "ex0_weighted_sum__os_exit_in_function": ["the process ended unexpectedly"],
     "ex0_weighted_sum__endless_import": ["importing the file took over 20 s"],
-    "ex0_weighted_sum__sigterm_loop": ["time limit: no answer within 10 s"],
+    # Six checks of 10 s fill the 60 s budget: on a loaded machine the last
+    # restart can come after the budget is spent.
+    "ex0_weighted_sum__sigterm_loop": [("time limit: no answer within 10 s", "used up its 60 s of time")],
     "ex0_weighted_sum__memory_torch_empty": ["RuntimeError"],
     "ex0_weighted_sum__memory_bytearray": ["MemoryError"],
     "ex0_weighted_sum__tensor_subclass": ["Answer", "not a plain torch.Tensor"],
@@ -267,21 +269,30 @@ def run_attack(attack: str, root: str) -> Outcome:
 
 
 @pytest.fixture(scope="module")
-def outcomes(full_marks, tmp_path_factory):
-    """Start every attack's grading in the background; ``outcomes(attack)``
-    waits for one. Attacks on exercises that have no checks yet are not run."""
+def outcomes(full_marks, tmp_path_factory, request):
+    """Start the gradings of the attacks the selected tests name, in the
+    background; ``outcomes(attack)`` waits for one (and starts it first if no
+    parametrized test named it). Attacks on exercises that have no checks are
+    never run."""
     become_subreaper()  # orphans of a grader that exits come to us, not to init
     me = os.getpid()
     children_before = children_of(me)
     root = str(tmp_path_factory.mktemp("attacks"))
+    selected = {
+        item.callspec.params["attack"]
+        for item in request.session.items
+        if item.module is request.module and "attack" in getattr(getattr(item, "callspec", None), "params", {})
+    }
     runnable = [a for a in ATTACKS if full_marks[exercise_of(a)] > 0]
-    order = [a for a in SLOW if a in runnable] + [a for a in runnable if a not in SLOW]
+    order = [a for a in SLOW if a in selected] + [a for a in ATTACKS if a in selected and a not in SLOW]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=3)
-    futures = {a: pool.submit(run_attack, a, root) for a in order}
+    futures = {a: pool.submit(run_attack, a, root) for a in order if a in runnable}
 
     def get(attack: str) -> Outcome:
-        if attack not in futures:
+        if attack not in runnable:
             pytest.skip(f"{exercise_of(attack)} has no checks yet, so the attack is never run")
+        if attack not in futures:
+            futures[attack] = pool.submit(run_attack, attack, root)
         return futures[attack].result()
 
     get.futures, get.children_before = futures, children_before
@@ -302,11 +313,12 @@ def test_attack(attack, outcomes, full_marks):
     tests = [t for t in out.results["tests"] if t["tags"][0] == exercise]
     assert tests, "the attacked exercise was not graded"
     if want == 0:
-        words = [w.format(file=os.path.join(out.folder, exercise + ".py"), line=_syntax_error_line(attack)) for w in FEEDBACK.get(attack, [])]
+        fill = {"file": os.path.join(out.folder, exercise + ".py"), "line": _syntax_error_line(attack)}
         for t in tests:
             assert t["status"] == "failed"
-            for word in words:
-                assert word in t["output"], f"{t['name']}: {word!r} not in feedback:\n{t['output']}"
+            for word in FEEDBACK.get(attack, []):
+                options = [w.format(**fill) for w in (word if isinstance(word, tuple) else (word,))]
+                assert any(w in t["output"] for w in options), f"{t['name']}: {options!r} not in feedback:\n{t['output']}"
 
     # (3) the other exercises lose nothing
     if attack in FULL_RUNS:

@@ -1,7 +1,7 @@
 """Attack: answer with a decompression bomb. torch.save writes an uncompressed
-zip archive; this child answers with 64 MB of zeros and re-packs the archive
-with DEFLATE, which shrinks it about a thousandfold, far under the 64 MB
-message cap. A 64 MB bomb would unpack to some 64 GB in the grading process.
+zip archive; this child answers with 16 MB of zeros and re-packs the archive
+with DEFLATE, which shrinks it about a thousandfold. The message cap is 64 MB:
+a bomb that size would unpack to some 64 GB in the grading process.
 
 The grading process must refuse compressed archives before torch.load unpacks
 them: 0 points, "could not be read safely".
@@ -21,7 +21,7 @@ def _bomb_encode(obj) -> bytes:
     if not (isinstance(obj, dict) and "value" in obj):
         return _real_encode(obj)  # the "ready" message stays honest
     plain = io.BytesIO()
-    torch.save(dict(obj, value=torch.zeros(64 * 1024**2, dtype=torch.uint8)), plain)
+    torch.save(dict(obj, value=torch.zeros(16 * 1024**2, dtype=torch.uint8)), plain)
     packed = io.BytesIO()
     with zipfile.ZipFile(plain) as zin, zipfile.ZipFile(packed, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zout:
         for info in zin.infolist():
