@@ -55,7 +55,9 @@ def _contract_fault(cls: str, response: dict) -> Fault:
         lines.append(f"- {name}: 找不到 / not found")
     for name, (have, want) in response["mismatched"].items():
         lines.append(f"- {name}: shape {tuple(have)}, 期望 / expected {tuple(want)}")
-    lines.append(f"你的参数 / your parameters: {', '.join(response['params']) or '(none)'}")
+    names = [str(p)[:80] for p in response["params"][:20]] + (["..."] if len(response["params"]) > 20 else [])
+    lines = lines[:20]
+    lines.append(f"你的参数 / your parameters: {', '.join(names) or '(none)'}")
     return Fault(
         t(
             f"{cls} 的参数与约定不符：属性名、形状，以及 nn.Sequential 里各层的位置（net.0 是第一层）都是约定的一部分",
@@ -172,12 +174,16 @@ class Zygotes:
         return self.current
 
     def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
-        try:
-            pid = self.get().spawn(spec, req_r, resp_w, out_w)
-        except ZygoteGone:
-            pid = self.get().spawn(spec, req_r, resp_w, out_w)
-        self.live.add(pid)
-        return pid
+        for _ in range(3):
+            try:
+                pid = self.get().spawn(spec, req_r, resp_w, out_w)
+            except ZygoteGone:
+                # It may be dying but not dead yet: make sure, so get() makes a new one.
+                self.current.terminate()
+                continue
+            self.live.add(pid)
+            return pid
+        raise ZygoteGone("could not start a child")
 
     def kill(self, pid: int) -> None:
         """Kill child ``pid`` with its process group and every orphan."""
@@ -215,6 +221,7 @@ class SubmissionEndpoint(Endpoint):
         self.req_w = self.resp_r = None
         self.pid: int | None = None
         self.ready = False
+        self.prestarted = self.retried = False
         self.drain: _Drain | None = None
         self.next_id = 0
         self.output = ""
@@ -224,6 +231,7 @@ class SubmissionEndpoint(Endpoint):
         """Start the child now, so that its import runs while the grader does
         other work; ``_start`` then only waits for it."""
         if self.file.problem is None and self.final_fault is None and self.req_w is None:
+            self.prestarted = True
             try:
                 self._spawn()
             except SubmissionFault:
@@ -252,6 +260,12 @@ class SubmissionEndpoint(Endpoint):
         }
         try:
             self.pid = self.zygotes.spawn(spec, req_r, resp_w, out_w)
+        except ZygoteGone:
+            for fd in (req_w, resp_r, out_r):
+                os.close(fd)
+            raise SubmissionFault(
+                Fault(t("评分程序无法为这道练习启动进程", "the grader could not start a process for this exercise"))
+            ) from None
         finally:
             for fd in (req_r, resp_w, out_w):
                 os.close(fd)
@@ -282,6 +296,11 @@ class SubmissionEndpoint(Endpoint):
             raise SubmissionFault(self.final_fault) from None
         except (protocol.Closed, protocol.ProtocolError):
             self._stop()
+            if self.prestarted and not self.retried:
+                # A child started ahead may have been killed by the exercise
+                # graded before it: that is not this exercise's fault. Once more.
+                self.retried = True
+                return self._start()
             self.final_fault = Fault(
                 t("导入文件时进程意外结束（退出、崩溃或内存超限）", "the process ended while importing the file (exit, crash or memory limit)"),
                 self.output.strip()[-800:],
@@ -393,8 +412,9 @@ def _validated(response: dict) -> dict:
         if not isinstance(args, list):
             raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
         args = [a if type(a) in (int, float, bool) or a is None else _tensor(a) for a in args]
+        # Every exercise function returns a tensor: a number is a wrong answer, not a check's problem.
         if type(value) in (int, float, bool):
-            return {"value": value, "args": args}
+            raise _bad_type(type(value).__name__)
         return {"value": _tensor(value), "args": args}
     if "missing" in response:
         if not isinstance(response.get("missing"), list) or not isinstance(response.get("mismatched"), dict):

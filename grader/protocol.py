@@ -14,7 +14,7 @@ import zipfile
 
 import torch
 
-MAX_MESSAGE = 64 * 1024 * 1024  # a response bigger than this is refused unread
+MAX_MESSAGE = 8 * 1024 * 1024  # a response bigger than this is refused unread (real ones are a few KB)
 _HEADER = struct.Struct(">Q")
 
 

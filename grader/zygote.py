@@ -84,6 +84,7 @@ def _serve(sock: socket.socket) -> None:
 class Zygote:
     def __init__(self, pid: int, sock: socket.socket, popen=None):
         self.pid, self.sock, self._popen = pid, sock, popen
+        self._answered = False
 
     @classmethod
     def fork(cls) -> "Zygote":
@@ -119,14 +120,30 @@ class Zygote:
         return cls(popen.pid, parent, popen)
 
     def _ask(self, cmd: dict, fds=()) -> dict:
+        # A submission may stop the zygote (SIGSTOP) or wedge it: never wait
+        # for it forever. The first answer waits for its import of torch.
+        timeout = 15.0 if self._answered else 120.0
         try:
+            self.sock.settimeout(timeout)
             socket.send_fds(self.sock, [json.dumps(cmd).encode()], list(fds))
             reply = self.sock.recv(_BUF)
+        except TimeoutError:
+            self.terminate()
+            raise ZygoteGone(f"no answer within {timeout:.0f} s") from None
         except OSError as exc:
             raise ZygoteGone(str(exc)) from None
         if not reply:
             raise ZygoteGone("no reply")
+        self._answered = True
         return json.loads(reply)
+
+    def terminate(self) -> None:
+        """Kill the zygote itself (its children become the grader's strays)."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
 
     def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
         return self._ask({"cmd": "spawn", "spec": spec}, [req_r, resp_w, out_w])["pid"]
