@@ -27,16 +27,22 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=5)
     args = p.parse_args()
     bare = [sys.executable, "-c", "import torch"]
-    grade = [sys.executable, "-m", "grader", "grade", "solutions"]
-    timed(bare), timed(grade)  # warm the file cache and pytest's bytecode cache
-    bare_t, grade_t = [], []
-    for _ in range(args.runs):
-        bare_t.append(timed(bare))
-        grade_t.append(timed(grade))
-    b, g = statistics.median(bare_t), statistics.median(grade_t)
-    print(f"import torch:            median {b:.2f} s over {args.runs} runs")
-    print(f"grade one submission:    median {g:.2f} s over {args.runs} runs")
-    print(f"ratio grade / import:    {g / b:.2f}x (target <= 1.5x; nbgrader about 3.8x)")
+    modes = {
+        "sandbox off": [sys.executable, "-m", "grader", "grade", "solutions", "--sandbox", "off"],
+        "sandbox auto": [sys.executable, "-m", "grader", "grade", "solutions", "--sandbox", "auto"],
+    }
+    for cmd in [bare, *modes.values()]:
+        timed(cmd)  # warm the file cache and the bytecode caches
+    times = {"bare": [], **{m: [] for m in modes}}
+    for _ in range(args.runs):  # interleaved, so that load on the machine hits all alike
+        times["bare"].append(timed(bare))
+        for mode, cmd in modes.items():
+            times[mode].append(timed(cmd))
+    b = statistics.median(times["bare"])
+    print(f"import torch:                   median {b:.2f} s over {args.runs} runs")
+    for mode in modes:
+        g = statistics.median(times[mode])
+        print(f"grade one submission ({mode}): median {g:.2f} s, ratio {g / b:.2f}x (target <= 1.5x; nbgrader about 3.8x)")
 
 
 if __name__ == "__main__":
