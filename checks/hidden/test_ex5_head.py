@@ -2,11 +2,8 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, randn, random_state, t
-
-
-def head_state(n_embd, hs, seed, dtype=torch.float32):
-    return random_state({"key.weight": (hs, n_embd), "query.weight": (hs, n_embd), "value.weight": (hs, n_embd)}, seed, dtype)
+from grader.checking import expect, expect_close, fmt, randn, t
+from grader.contract import head_state
 
 
 @pytest.mark.points(3)

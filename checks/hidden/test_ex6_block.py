@@ -2,24 +2,9 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, expect_grads, fmt, randn, random_state, t
-
-
-def mha_state(n_embd, n_head, seed):
-    hs = n_embd // n_head
-    shapes = {f"heads.{i}.{p}.weight": (hs, n_embd) for i in range(n_head) for p in ("key", "query", "value")}
-    shapes.update({"proj.weight": (n_embd, n_embd), "proj.bias": (n_embd,)})
-    return random_state(shapes, seed)
-
-
-def block_state(n_embd, seed, dtype=torch.float32):
-    names = {"sa.lin.weight": (n_embd, n_embd), "sa.lin.bias": (n_embd,), "ffwd.lin.weight": (n_embd, n_embd), "ffwd.lin.bias": (n_embd,)}
-    names.update({"ln1.weight": (n_embd,), "ln1.bias": (n_embd,), "ln2.weight": (n_embd,), "ln2.bias": (n_embd,)})
-    return random_state(names, seed, dtype)
-
-
-def standins(n_embd):
-    return {"sa": {"kind": "mixer", "n_embd": n_embd}, "ffwd": {"kind": "position_wise", "n_embd": n_embd}}
+from grader.checking import expect, expect_close, expect_grads, fmt, randn, t
+from grader.contract import block_state, ffwd_state, mha_state
+from grader.contract import block_standins as standins
 
 
 @pytest.mark.points(2)
@@ -53,7 +38,7 @@ def test_feed_forward_other_size_and_eval(sub, ref):
     """另一个宽度；eval 模式没有 dropout / another width; no dropout in eval mode"""
     n = 5
     init = dict(n_embd=n, dropout=0.5)
-    state = random_state({"net.0.weight": (4 * n, n), "net.0.bias": (4 * n,), "net.2.weight": (n, 4 * n), "net.2.bias": (n,)}, seed=85)
+    state = ffwd_state(n, seed=85)
     x = randn(3, 2, n, seed=86)
     expect_close(
         sub.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
@@ -138,7 +123,7 @@ def test_feed_forward_dropout_last_in_training(sub, ref):
     """训练时前馈层最后做 dropout / in training, the feed-forward layer ends with dropout"""
     n = 6
     init = dict(n_embd=n, dropout=0.5)
-    state = random_state({"net.0.weight": (4 * n, n), "net.0.bias": (4 * n,), "net.2.weight": (n, 4 * n), "net.2.bias": (n,)}, seed=96)
+    state = ffwd_state(n, seed=96)
     x = randn(4, 3, n, seed=97)
     eval_out = ref.module("FeedForward", init=init, state=state, inputs=[x]).outs[0]
     got = sub.module("FeedForward", init=init, state=state, inputs=[x], train=True).outs[0]

@@ -9,39 +9,10 @@ in Block.forward.
 import pytest
 import torch
 
-from grader.checking import expect_close, randn, random_state, t
+from grader.checking import expect_close, randn, t
+from grader.contract import block_standins, block_state, ffwd_state, mha_state
 
 N_EMBD, N_HEAD, BLOCK = 12, 3, 8
-
-
-def mha_state(n_embd, n_head, seed):
-    hs = n_embd // n_head
-    shapes = {}
-    for i in range(n_head):
-        for part in ("key", "query", "value"):
-            shapes[f"heads.{i}.{part}.weight"] = (hs, n_embd)
-    shapes.update({"proj.weight": (n_embd, n_embd), "proj.bias": (n_embd,)})
-    return random_state(shapes, seed)
-
-
-def ffwd_state(n_embd, seed):
-    return random_state({"net.0.weight": (4 * n_embd, n_embd), "net.0.bias": (4 * n_embd,), "net.2.weight": (n_embd, 4 * n_embd), "net.2.bias": (n_embd,)}, seed)
-
-
-def block_state(n_embd, seed):
-    return random_state(
-        {
-            "sa.lin.weight": (n_embd, n_embd), "sa.lin.bias": (n_embd,),
-            "ffwd.lin.weight": (n_embd, n_embd), "ffwd.lin.bias": (n_embd,),
-            "ln1.weight": (n_embd,), "ln1.bias": (n_embd,),
-            "ln2.weight": (n_embd,), "ln2.bias": (n_embd,),
-        },
-        seed,
-    )
-
-
-def block_standins(n_embd):
-    return {"sa": {"kind": "mixer", "n_embd": n_embd}, "ffwd": {"kind": "position_wise", "n_embd": n_embd}}
 
 
 @pytest.mark.points(3)
