@@ -173,6 +173,7 @@ class Grader:
             dirs = [d for d in dirs if os.path.basename(d) == "public"]
         args = dirs + [
             "-q",
+            "--tb=native",  # results come from the plugin; pytest's own failure report (an AST parse per frame) is never shown
             "--assert=plain",  # checks use expect(), so no assertion rewriting (it costs a compile per file)
             "--capture=no",  # output is already redirected; per-test capture files cost time
             # Built-in plugins grading has no use for; each costs start-up time.

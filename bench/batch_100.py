@@ -1,0 +1,134 @@
+"""Benchmark: batch-grading 100 submissions, against a bare
+``python -c "import torch"`` in the same environment.
+
+The class: copies of the solutions, each of the catalogue's wrong variants
+(``tests/catalogue/wrong/``) in an otherwise correct submission, and a few
+quick attacks from ``tests/attacks/`` when they are there. The batch runs as
+the teacher runs it (``python -m grader batch DIR --out OUT``, all cores, the
+gradebook included when nbgrader is installed); its wall time is printed as a
+multiple of the median bare import of torch measured in the same run.
+
+Target (issue 3): at most 15x for all 100 (nbgrader's autograde of 10
+notebooks costs about 18x).
+
+    python bench/batch_100.py [--students 100] [--jobs N] [--runs 3] [--keep DIR]
+"""
+import argparse
+import csv
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOLUTIONS = os.path.join(ROOT, "solutions")
+WRONG = os.path.join(ROOT, "tests", "catalogue", "wrong")
+ATTACKS = os.path.join(ROOT, "tests", "attacks")
+sys.path.insert(0, ROOT)
+
+from grader.exercises import IDS  # noqa: E402
+
+# Attacks that fail fast (no waiting for a time limit, no new zygote): a
+# class has a few cheaters, not a few who each cost a minute.
+QUICK_ATTACKS = (
+    "fake_stdout",
+    "fake_results_json",
+    "os_exit_in_function",
+    "import_solutions",
+    "patch_torch",
+    "return_nan",
+    "pickle_payload",
+    "tensor_subclass",
+)
+
+
+def make_class(folder: str, n: int) -> dict:
+    """n submissions in ``folder``: returns how many of each kind."""
+    wrong = sorted(f for f in os.listdir(WRONG) if f.endswith(".py")) if os.path.isdir(WRONG) else []
+    attacks = []
+    if os.path.isdir(ATTACKS):
+        have = {f.split("__", 1)[1][:-3]: f for f in os.listdir(ATTACKS) if "__" in f and f.endswith(".py")}
+        attacks = [have[a] for a in QUICK_ATTACKS if a in have]
+    attacks = attacks[: max(0, n // 12)]
+    wrong = wrong[: max(0, n - len(attacks) - n // 5)]
+    variants = [(os.path.join(ATTACKS, a), "attack") for a in attacks] + [(os.path.join(WRONG, w), "wrong") for w in wrong]
+    variants += [(None, "right")] * (n - len(variants))
+    counts: dict = {}
+    for i, (path, kind) in enumerate(variants):
+        student = os.path.join(folder, f"student{i:03d}")
+        os.makedirs(student)
+        for ex in IDS:
+            shutil.copy(os.path.join(SOLUTIONS, ex + ".py"), os.path.join(student, ex + ".py"))
+        if path is not None:
+            ex = os.path.basename(path).split("__")[0]
+            shutil.copy(path, os.path.join(student, ex + ".py"))
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, env=None) -> tuple[float, subprocess.CompletedProcess, float]:
+    """Wall time, the process, and the CPU time of its whole tree (every
+    descendant is reaped by its parent or by a subreaper inside the tree)."""
+    cpu, start = _cpu(), time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return time.perf_counter() - start, proc, _cpu() - cpu
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--students", type=int, default=100)
+    p.add_argument("--jobs", type=int, default=None, help="workers (default: the batch's own default, all cores)")
+    p.add_argument("--runs", type=int, default=3, help="bare imports of torch to take the median of")
+    p.add_argument("--keep", metavar="DIR", help="build the class and the output here and keep them")
+    args = p.parse_args()
+
+    base = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="batch-bench-")
+    subs, out = os.path.join(base, "submissions"), os.path.join(base, "out")
+    shutil.rmtree(subs, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(subs)
+    counts = make_class(subs, args.students)
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    bare = [sys.executable, "-c", "import torch"]
+    batch = [sys.executable, "-m", "grader", "batch", subs, "--out", out] + (["--jobs", str(args.jobs)] if args.jobs else [])
+    try:
+        timed(bare)  # warm the file cache
+        bare_runs = [timed(bare) for _ in range(args.runs)]
+        wall, proc, cpu = timed(batch, env)
+        if proc.returncode != 0:
+            sys.exit(f"the batch failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        bare_runs += [timed(bare) for _ in range(args.runs)]  # before and after: the load may change
+        imports = [w for w, _, _ in bare_runs]
+        import_cpu = statistics.median(c for _, _, c in bare_runs)
+        with open(os.path.join(out, "grades.csv"), encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+        full = sum(float(r["total"]) == 100 for r in rows)
+        b = statistics.median(imports)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"class:                   {len(rows)} students ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}); {full} scored 100")
+        print(f"import torch:            median {b:.2f} s over {len(imports)} runs")
+        print(f"batch of {len(rows)}:            {wall:.2f} s ({proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ''})")
+        print(f"gradebook.db written:    {os.path.exists(os.path.join(out, 'gradebook.db'))}")
+        print(f"ratio batch / import:    {wall / b:.1f}x (target <= 15x; nbgrader's autograde of 10 notebooks about 18x)")
+        # On a shared machine the wall time says more about the neighbours than
+        # about the batch: its CPU time, spread over this machine's cores, is
+        # what the wall time would be with the cores to itself.
+        print(f"CPU time of the batch:   {cpu:.1f} s ({cpu / len(rows):.2f} s a student); {cores} cores, load average {load:.1f} at the end")
+        print(f"idle-machine estimate:   {cpu / cores:.1f} s = {cpu / cores / import_cpu:.1f}x the import's CPU time ({import_cpu:.2f} s)")
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

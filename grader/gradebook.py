@@ -1,0 +1,157 @@
+"""The batch's nbgrader gradebook: ``OUT/gradebook.db``, an SQLite database
+that nbgrader's own tools read (``nbgrader export``, the formgrader).
+
+Layout: one assignment (``--assignment``, default ``attention``) with one
+notebook (``exercises``) holding one autograded grade cell per exercise, whose
+max score is that exercise's points; one student per submission and, for each
+graded student, a submission whose grades carry the grader's points as
+``auto_score``. Every write is an update in place: running the batch again
+never adds a second row for anything.
+
+nbgrader is imported only here (importing it costs seconds), and only in the
+process that writes the gradebook (see ``serve``).
+"""
+import datetime
+import os
+import sys
+import tempfile
+
+NOTEBOOK = "exercises"
+
+
+def available() -> bool:
+    """Whether nbgrader is installed, without importing it."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("nbgrader") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def db_url(path: str) -> str:
+    return "sqlite:///" + os.path.abspath(path)
+
+
+class GradebookWriter:
+    def __init__(self, path: str, assignment: str):
+        # nbgrader runs its ``alembic`` script by name when it creates a
+        # database: find it beside this interpreter even outside an activated
+        # environment.
+        bindir = os.path.dirname(sys.executable)
+        if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+            os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+        from nbgrader.api import Gradebook
+
+        if not os.path.exists(path):
+            # nbgrader makes a new database in steps (tables, then its
+            # version): make it beside the real name and rename it, so a
+            # batch killed meanwhile never leaves half a gradebook.
+            fd, tmp = tempfile.mkstemp(prefix=".gradebook-", suffix=".db", dir=os.path.dirname(os.path.abspath(path)))
+            os.close(fd)
+            os.unlink(tmp)
+            try:
+                Gradebook(db_url(tmp)).close()
+                os.replace(tmp, path)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        self.gb = Gradebook(db_url(path))
+        self.assignment = assignment
+        self.cells: dict[str, float] = {}
+        self.gb.update_or_create_assignment(assignment)
+        self.gb.update_or_create_notebook(NOTEBOOK, assignment)
+
+    def ensure_cells(self, maxima: dict[str, float]) -> None:
+        """One grade cell per exercise, registered before any submission is
+        created (nbgrader gives a new submission a grade for each cell that
+        exists at that moment)."""
+        for ex, most in maxima.items():
+            if self.cells.get(ex) != most:
+                self.gb.update_or_create_grade_cell(ex, NOTEBOOK, self.assignment, max_score=float(most), cell_type="code")
+                self.cells[ex] = most
+
+    def record(self, student_id: str, points: dict[str, float] | None, maxima: dict[str, float] | None, timestamp: str | None = None) -> None:
+        """Create or update ``student_id`` and, when ``points`` is given
+        (exercise id -> points), their submission's auto scores. A student who
+        could not be graded is listed without a submission (nbgrader exports
+        that as 0)."""
+        from nbgrader.api import Grade, MissingEntry
+
+        gb = self.gb
+        gb.update_or_create_student(student_id)
+        if points is None:
+            try:
+                gb.find_submission(self.assignment, student_id)
+            except MissingEntry:
+                return
+            gb.remove_submission(self.assignment, student_id)
+            return
+        if maxima:
+            self.ensure_cells(maxima)
+        when = timestamp or datetime.datetime.now(datetime.timezone.utc).isoformat()
+        submission = gb.update_or_create_submission(self.assignment, student_id, timestamp=when)
+        notebook = gb.find_submission_notebook(NOTEBOOK, self.assignment, student_id)
+        for ex, got in points.items():
+            try:
+                grade = gb.find_grade(ex, NOTEBOOK, self.assignment, student_id)
+            except MissingEntry:
+                # A cell registered after this submission was first created
+                # (an older gradebook): give the submission its grade row.
+                cell = gb.find_grade_cell(ex, NOTEBOOK, self.assignment)
+                grade = Grade(cell_id=cell.id, notebook=notebook)
+                gb.db.add(grade)
+            grade.auto_score = float(got)
+            grade.manual_score = None
+            grade.needs_manual_grade = False
+        del submission
+        gb.db.commit()
+
+    def close(self) -> None:
+        self.gb.close()
+
+
+def serve(conn, path: str, assignment: str) -> None:
+    """The gradebook process: receive ``("student", id, points, maxima,
+    timestamp)`` messages until ``("done",)``, then answer ``("ok", n)`` or
+    ``("error", text)``. It ignores Ctrl-C: the batch tells it when to stop,
+    after the last finished student has been sent."""
+    import signal
+    import traceback
+    import warnings
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warnings.simplefilter("ignore")  # SQLAlchemy's warnings about nbgrader's own code
+    writer, error, count = None, None, 0
+    try:
+        writer = GradebookWriter(path, assignment)
+    except Exception:  # noqa: BLE001 - reported to the batch, which goes on without a gradebook
+        error = traceback.format_exc(limit=3)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            break
+        if msg[0] == "done":
+            break
+        if writer is None:
+            continue
+        try:
+            _, student_id, points, maxima, timestamp = msg
+            writer.record(student_id, points, maxima, timestamp)
+            count += 1
+        except Exception:  # noqa: BLE001
+            error = error or traceback.format_exc(limit=3)
+            try:
+                writer.gb.db.rollback()
+            except Exception:  # noqa: BLE001
+                pass
+    if writer is not None:
+        try:
+            writer.close()
+        except Exception:  # noqa: BLE001
+            pass
+    try:
+        conn.send(("error", error) if error else ("ok", count))
+    except (OSError, BrokenPipeError):
+        pass

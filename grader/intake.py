@@ -1,0 +1,377 @@
+"""Finding the submissions in a batch folder: one per student, safely.
+
+A student hands in any one of
+
+- a folder ``DIR/<id>/`` with the exercise files (also in a nested
+  ``exercises/`` folder, or any folder a few levels down);
+- a zip ``DIR/<id>.zip`` (the same layouts inside);
+- nbgrader's collected layout ``DIR/<id>/<assignment>/``.
+
+``discover`` returns one ``Entry`` per student id: the folder to grade (or
+None when there is nothing to grade) and a note for the gradebook saying what
+was odd. Nothing in DIR is followed through a symbolic link, run or changed;
+zips are unpacked only into the work folder the caller gives, and only the
+seven exercise files, each checked for size while it is unpacked (the sizes in
+a zip's header are the zip's word, not a fact). Bad input becomes a note,
+never an exception.
+"""
+import hashlib
+import os
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass
+
+from grader.exercises import EXERCISES, IDS
+from grader.submission import MAX_FILE_BYTES
+
+FILENAMES = {e.filename: e.id for e in EXERCISES}
+MAX_ZIP_BYTES = 64 * 1024**2  # the zip file itself
+MAX_ZIP_MEMBERS = 1000
+MAX_ZIP_UNPACKED = 64 * 1024**2  # the sum of the sizes the zip declares
+MAX_DEPTH = 3  # how far below DIR/<id>/ exercise files are looked for
+MAX_WALK_ENTRIES = 5000  # names looked at in one student's folder
+# Left without a note: what editors, operating systems and nbgrader add.
+QUIET = {".DS_Store", "Thumbs.db", "desktop.ini", "timestamp.txt", "__MACOSX", "__pycache__", ".ipynb_checkpoints"}
+RESERVED = {"grades.csv", "gradebook.db"}  # names the batch writes in OUT
+
+
+@dataclass
+class Entry:
+    student_id: str  # as the teacher named it (the folder's or zip's name)
+    folder: str | None  # the folder to grade, or None: nothing to grade
+    note: str = ""  # what was odd, for grades.csv; "" when nothing was
+    display: str = ""  # the submission as messages name it, relative to DIR
+    digest: str | None = None  # sha256 of the exercise files graded (see ``digest``)
+
+    def __iter__(self):
+        """``student_id, folder, note = entry``"""
+        return iter((self.student_id, self.folder, self.note))
+
+
+def printable(name: str) -> str:
+    """A file name as text: bytes that were not UTF-8 (kept by Python as
+    surrogates) are shown as ``\\xNN``; control characters are escaped."""
+    raw = os.fsencode(name) if isinstance(name, str) else name
+    text = raw.decode("utf-8", errors="backslashreplace")
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
+def safe_name(student_id: str) -> str:
+    """The student's folder name under OUT: the id itself when it is a
+    harmless file name (spaces and Chinese are), else a cleaned-up form with a
+    short hash of the id, so two ids never share a folder."""
+    plain = (
+        student_id
+        and student_id == student_id.strip()
+        and not student_id.startswith(".")
+        and student_id not in RESERVED
+        and "/" not in student_id
+        and "\\" not in student_id
+        and all(c.isprintable() for c in student_id)
+        and len(student_id.encode("utf-8", errors="replace")) <= 200
+    )
+    if plain:
+        try:
+            student_id.encode("utf-8")
+            return student_id
+        except UnicodeEncodeError:
+            pass
+    cleaned = "".join(c if (c.isalnum() or c in "-_") and c.isprintable() else "_" for c in student_id)[:60]
+    tag = hashlib.sha256(student_id.encode("utf-8", errors="surrogateescape")).hexdigest()[:8]
+    return f"_{cleaned}-{tag}"
+
+
+def _note(zh: str, en: str) -> str:
+    return f"{zh} / {en}"
+
+
+def _list(names: list[str], most: int = 3) -> str:
+    shown = ", ".join(printable(n) for n in names[:most])
+    return shown + (f" … (+{len(names) - most})" if len(names) > most else "")
+
+
+def digest(sources: dict[str, bytes | str]) -> str:
+    """One hash for what is graded: each exercise's bytes, or why there are
+    none ("missing", "symlink", "too large"...)."""
+    h = hashlib.sha256()
+    for ex in IDS:
+        value = sources.get(ex, "missing")
+        h.update(ex.encode() + b"\0")
+        if isinstance(value, bytes):
+            h.update(b"file\0" + len(value).to_bytes(8, "big") + value)
+        else:
+            h.update(b"none\0" + value.encode() + b"\0")
+    return h.hexdigest()
+
+
+def _rank(relpath: str, count: int, assignment: str | None):
+    """Which folder of exercise files to grade: one in the assignment's
+    folder first, then the one with most exercise files, then the shallowest."""
+    parts = [p for p in relpath.split("/") if p]
+    return (0 if assignment and assignment in parts else 1, -count, len(parts), relpath)
+
+
+def _read_regular(path: str, notes: list) -> bytes | str:
+    """The file's bytes, read without following a symbolic link; or a word
+    for why not (the grader reports the same file in its own words)."""
+    display = printable(os.path.basename(path))
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return "missing"
+    if stat.S_ISLNK(info.st_mode):
+        notes.append(_note(f"{display} 是符号链接，未评分", f"{display} is a symbolic link: not graded"))
+        return "symlink"
+    if not stat.S_ISREG(info.st_mode):
+        notes.append(_note(f"{display} 不是普通文件，未评分", f"{display} is not a regular file: not graded"))
+        return "not a file"
+    if info.st_size > MAX_FILE_BYTES:
+        notes.append(_note(f"{display} 超过 1 MB，未评分", f"{display} is over 1 MB: not graded"))
+        return f"too large {info.st_size}"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        notes.append(_note(f"无法读取 {display}", f"cannot read {display}: {exc.strerror}"))
+        return "unreadable"
+    if len(data) > MAX_FILE_BYTES:
+        notes.append(_note(f"{display} 超过 1 MB，未评分", f"{display} is over 1 MB: not graded"))
+        return "too large"
+    return data
+
+
+def _walk(root: str):
+    """Folders under ``root`` (relative path, file names, other names), at
+    most MAX_DEPTH deep, never through a symbolic link, at most
+    MAX_WALK_ENTRIES names in all."""
+    seen = 0
+    stack = [("", 0)]
+    out = []
+    truncated = False
+    while stack:
+        rel, depth = stack.pop()
+        files, others = [], []
+        try:
+            with os.scandir(os.path.join(root, rel) if rel else root) as it:
+                for item in it:
+                    seen += 1
+                    if seen > MAX_WALK_ENTRIES:
+                        truncated = True
+                        break
+                    name = item.name
+                    if name in QUIET or name.endswith(".pyc"):
+                        continue
+                    if name in FILENAMES:
+                        files.append(name)  # whatever it is: the grader names the problem
+                    elif item.is_dir(follow_symlinks=False):
+                        if name.startswith(".") or depth >= MAX_DEPTH:
+                            continue
+                        stack.append((f"{rel}/{name}" if rel else name, depth + 1))
+                    elif not name.startswith("."):
+                        others.append(f"{rel}/{name}" if rel else name)
+        except OSError:
+            pass
+        out.append((rel, files, others))
+        if truncated:
+            break
+    return out, truncated
+
+
+def _from_folder(root: str, student_id: str, name: str, assignment: str | None) -> Entry:
+    notes: list[str] = []
+    folders, truncated = _walk(root)
+    if truncated:
+        notes.append(_note(f"文件夹内文件过多，只查看了前 {MAX_WALK_ENTRIES} 个", f"too many files: only the first {MAX_WALK_ENTRIES} were looked at"))
+    with_files = [(rel, files) for rel, files, _ in folders if files]
+    junk = sorted(o for _, _, others in folders for o in others)
+    if not with_files:
+        notes.append(_note("没有练习文件", "no exercise files"))
+        if junk:
+            notes.append(_note("忽略", "ignored") + ": " + _list(junk))
+        return Entry(student_id, None, "; ".join(notes), printable(name))
+    with_files.sort(key=lambda rf: _rank(rf[0], len(rf[1]), assignment))
+    rel, _ = with_files[0]
+    others = [r for r, _ in with_files[1:]]
+    if others:
+        notes.append(_note("另有练习文件未评分，在", "other exercise files not graded, in") + ": " + _list([o + "/" for o in others]))
+    folder = os.path.join(root, rel) if rel else root
+    sources = {}
+    for ex in EXERCISES:
+        sources[ex.id] = _read_regular(os.path.join(folder, ex.filename), notes)
+    if junk:
+        notes.append(_note("忽略", "ignored") + ": " + _list(junk))
+    display = printable(name) + (("/" + printable(rel)) if rel else "")
+    return Entry(student_id, folder, "; ".join(notes), display, digest(sources))
+
+
+def _is_symlink(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def _member_path(name: str) -> list[str] | None:
+    """A member's path as parts, or None if it points outside the folder it
+    would be unpacked into (absolute, a drive, ``..``)."""
+    name = name.replace("\\", "/")
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return None
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts) or "\0" in name:
+        return None
+    return parts
+
+
+def _from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: str | None) -> Entry:
+    display = printable(name)
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return Entry(student_id, None, _note("无法读取 zip", f"cannot read the zip: {exc.strerror}"), display)
+    if info.st_size > MAX_ZIP_BYTES:
+        return Entry(student_id, None, _note(f"zip 超过 {MAX_ZIP_BYTES >> 20} MB，未评分", f"zip over {MAX_ZIP_BYTES >> 20} MB: not graded"), display)
+    notes: list[str] = []
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        fh = os.fdopen(fd, "rb")
+    except OSError as exc:
+        return Entry(student_id, None, _note("无法读取 zip", f"cannot read the zip: {exc.strerror}"), display)
+    with fh:
+        try:
+            zf = zipfile.ZipFile(fh)
+            members = zf.infolist()
+        except Exception:  # noqa: BLE001 - any way a zip can be broken
+            return Entry(student_id, None, _note("不是有效的 zip 文件", "not a valid zip file"), display)
+        with zf:
+            if len(members) > MAX_ZIP_MEMBERS:
+                return Entry(student_id, None, _note(f"zip 内文件过多（{len(members)} 个），未评分", f"too many files in the zip ({len(members)} > {MAX_ZIP_MEMBERS}): not graded"), display)
+            if sum(m.file_size for m in members) > MAX_ZIP_UNPACKED:
+                return Entry(student_id, None, _note(f"zip 解压后超过 {MAX_ZIP_UNPACKED >> 20} MB，未评分", f"the zip unpacks to over {MAX_ZIP_UNPACKED >> 20} MB: not graded"), display)
+            candidates: dict[str, dict[str, zipfile.ZipInfo]] = {}
+            refused, links, junk = [], [], []
+            for m in members:
+                parts = _member_path(m.filename)
+                if parts is None:
+                    refused.append(m.filename)
+                    continue
+                if not parts or m.is_dir():
+                    continue
+                if any(p in QUIET or p.startswith(".") for p in parts) or parts[-1].endswith(".pyc"):
+                    continue
+                if _is_symlink(m):
+                    links.append(m.filename)
+                    continue
+                if parts[-1] in FILENAMES and len(parts) <= MAX_DEPTH + 1:
+                    candidates.setdefault("/".join(parts[:-1]), {})[parts[-1]] = m
+                else:
+                    junk.append("/".join(parts))
+            if refused:
+                notes.append(_note("拒绝了不安全的路径", "refused unsafe paths") + ": " + _list(refused))
+            if links:
+                notes.append(_note("未解压符号链接", "symbolic links not unpacked") + ": " + _list(links))
+            if not candidates:
+                notes.append(_note("zip 里没有练习文件", "no exercise files in the zip"))
+                if junk:
+                    notes.append(_note("忽略", "ignored") + ": " + _list(junk))
+                return Entry(student_id, None, "; ".join(notes), display)
+            ranked = sorted(candidates, key=lambda rel: _rank(rel, len(candidates[rel]), assignment))
+            rel = ranked[0]
+            if ranked[1:]:
+                notes.append(_note("另有练习文件未评分，在", "other exercise files not graded, in") + ": " + _list([r + "/" for r in ranked[1:]]))
+            target = tempfile.mkdtemp(prefix="zip-", dir=work_dir)
+            sources: dict[str, bytes | str] = {}
+            for filename, m in sorted(candidates[rel].items()):
+                sources[FILENAMES[filename]] = _unpack(zf, m, os.path.join(target, filename), notes)
+    if junk:
+        notes.append(_note("忽略", "ignored") + ": " + _list(junk))
+    display = display + (("/" + printable(rel)) if rel else "")
+    return Entry(student_id, target, "; ".join(notes), display, digest(sources))
+
+
+def _unpack(zf: zipfile.ZipFile, member: zipfile.ZipInfo, dest: str, notes: list) -> bytes | str:
+    """Unpack one member to ``dest`` (a new file), stopping as soon as it is
+    larger than an exercise file may be, whatever the header says."""
+    shown = printable(member.filename)
+    if member.file_size > MAX_FILE_BYTES:
+        notes.append(_note(f"{shown} 超过 1 MB，未评分", f"{shown} is over 1 MB: not graded"))
+        return "too large"
+    chunks, size = [], 0
+    try:
+        with zf.open(member) as src:
+            while True:
+                chunk = src.read(64 * 1024)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_FILE_BYTES:
+                    notes.append(_note(f"{shown} 解压后超过 1 MB，未评分", f"{shown} unpacks to over 1 MB: not graded"))
+                    return "too large"
+                chunks.append(chunk)
+    except Exception:  # noqa: BLE001 - encrypted, bad CRC, unknown compression...
+        notes.append(_note(f"无法解压 {shown}", f"cannot unpack {shown}"))
+        return "unreadable"
+    data = b"".join(chunks)
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    return data
+
+
+def discover(root: str, work_dir: str, assignment: str | None = "attention", exclude: tuple = ()) -> tuple[list[Entry], list[str]]:
+    """The submissions in ``root``, one ``Entry`` per student id, sorted by
+    id; and warnings about names in ``root`` that are no submission.
+
+    Zips are unpacked into fresh folders under ``work_dir``. ``exclude``:
+    absolute paths to pass over (the output folder, if it is inside ``root``).
+    """
+    warnings: list[str] = []
+    found: dict[str, list[tuple[str, str]]] = {}  # id -> [(kind, name)]
+    os.makedirs(work_dir, exist_ok=True)
+    excluded = {os.path.realpath(p) for p in exclude}
+    try:
+        names = sorted(os.listdir(root))
+    except OSError as exc:
+        return [], [f"cannot read {root}: {exc.strerror}"]
+    for name in names:
+        if name.startswith(".") or name in QUIET:
+            continue
+        path = os.path.join(root, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if os.path.realpath(path) in excluded and not stat.S_ISLNK(info.st_mode):
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            kind, sid = "symlink", name[:-4] if name.lower().endswith(".zip") else name
+        elif stat.S_ISDIR(info.st_mode):
+            kind, sid = "folder", name
+        elif stat.S_ISREG(info.st_mode) and name.lower().endswith(".zip") and len(name) > 4:
+            kind, sid = "zip", name[:-4]
+        else:
+            warnings.append(_note("忽略（不是文件夹或 zip）", "ignored (not a folder or a zip)") + ": " + printable(name))
+            continue
+        found.setdefault(printable(sid), []).append((kind, name))
+    entries = []
+    for sid in sorted(found):
+        given = found[sid]
+        if len(given) > 1:
+            shown = _list([n for _, n in given], 5)
+            entries.append(Entry(sid, None, _note(f"重复提交（{shown}），均未评分", f"given twice ({shown}): neither graded"), sid))
+            continue
+        kind, name = given[0]
+        path = os.path.join(root, name)
+        try:
+            if kind == "symlink":
+                entry = Entry(sid, None, _note("符号链接，未跟随，未评分", "a symbolic link: not followed, not graded"), printable(name))
+            elif kind == "zip":
+                entry = _from_zip(path, sid, name, work_dir, assignment)
+            else:
+                entry = _from_folder(path, sid, name, assignment)
+        except Exception as exc:  # noqa: BLE001 - one student's odd input must not stop the batch
+            entry = Entry(sid, None, _note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})"), printable(name))
+        if printable(name) != name:
+            odd = _note("名字含非 UTF-8 或控制字符，已转义", "the name is not plain UTF-8 text: shown escaped")
+            entry.note = "; ".join(filter(None, [odd, entry.note]))
+        entries.append(entry)
+    return entries, warnings

@@ -1,0 +1,373 @@
+"""Batch grading with the real command line (``python -m grader batch``):
+the example class in ``examples/submissions``, a folder of bad input, an
+interrupted batch run again, ``--force``, and nbgrader's own ``export``
+reading the gradebook.
+"""
+import csv
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, SOLUTIONS, make_submission
+from grader import intake
+from grader.exercises import IDS
+from test_intake import BAD_ID, make_nasty_dir
+
+EXAMPLES = os.path.join(ROOT, "examples", "submissions")
+HAVE_NBGRADER = importlib.util.find_spec("nbgrader") is not None
+needs_nbgrader = pytest.mark.skipif(not HAVE_NBGRADER, reason="nbgrader is not installed (tox -e test installs it): no gradebook to check")
+
+
+def _env(tmp) -> dict:
+    os.makedirs(tmp, exist_ok=True)
+    return {**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(tmp)}
+
+
+def batch(*args, tmp, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", "batch", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=_env(tmp),
+    )
+
+
+def batch_popen(*args, tmp) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "grader", "batch", *map(str, args)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp),
+    )
+
+
+def read_csv(out) -> list[dict]:
+    with open(os.path.join(out, "grades.csv"), encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def by_id(rows) -> dict:
+    return {r["student_id"]: r for r in rows}
+
+
+def points(row) -> dict:
+    return {ex: float(row[ex]) for ex in IDS}
+
+
+def results_of(out, sid) -> dict:
+    with open(os.path.join(out, intake.safe_name(sid), "results.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def maxima(results) -> dict:
+    most = {ex: 0.0 for ex in IDS}
+    for t in results["tests"]:
+        most[t["tags"][0]] += t["max_score"]
+    return most
+
+
+def tree(path, skip=()) -> dict:
+    """Every name under ``path`` with its type, size and mtime (links not followed)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in skip]
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            out[os.path.relpath(p, path)] = (stat.S_IFMT(st.st_mode), 0 if stat.S_ISDIR(st.st_mode) else st.st_size, st.st_mtime_ns)
+    return out
+
+
+def graded_lines(stderr: str) -> set:
+    """Ids of students this run graded, from its one-line-per-student log."""
+    out = set()
+    for line in stderr.splitlines():
+        if line.startswith("[") and "] " in line:
+            out.add(line.split("] ", 1)[1].split(": ", 1)[0])
+    return out
+
+
+def skipped_lines(stderr: str) -> set:
+    prefix = "跳过 / skip "
+    return {line[len(prefix):].split(": ")[0] for line in stderr.splitlines() if line.startswith(prefix)}
+
+
+def gradebook_counts(out) -> dict:
+    con = sqlite3.connect(os.path.join(out, "gradebook.db"))
+    try:
+        q = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
+        return {
+            "assignments": q("select count(*) from assignment"),
+            "notebooks": q("select count(*) from notebook"),
+            "grade_cells": q("select count(*) from grade_cells"),
+            "students": q("select count(*) from student"),
+            "submissions": q("select count(*) from submitted_assignment"),
+            "grades": q("select count(*) from grade"),
+        }
+    finally:
+        con.close()
+
+
+# ------------------------------------------------------------ the examples
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory):
+    base = tmp_path_factory.mktemp("examples")
+    out, tmp = base / "out", base / "tmp"
+    before = tree(EXAMPLES)
+    proc = batch(EXAMPLES, "--out", out, tmp=tmp)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return {"out": str(out), "tmp": str(tmp), "proc": proc, "before": before}
+
+
+def test_examples_grades(examples):
+    rows = read_csv(examples["out"])
+    assert [r["student_id"] for r in rows] == sorted(["anna", "ben", "dana smith", "eve", "frank", "李明"])
+    assert list(rows[0]) == ["student_id", *IDS, "total", "note"]
+    g = by_id(rows)
+    full = maxima(results_of(examples["out"], "anna"))
+    assert sum(full.values()) == 100
+    assert points(g["anna"]) == full and float(g["anna"]["total"]) == 100
+    for sid, r in g.items():
+        assert float(r["total"]) == pytest.approx(sum(points(r).values())), sid
+        assert r["note"] == "", (sid, r["note"])
+
+    def lost(sid):
+        return {ex for ex, p in points(g[sid]).items() if p < full[ex]}
+
+    early = {"ex0_weighted_sum", "ex1_averaging", "ex2_scores", "ex3_scaling"}
+    assert lost("ben") == set(IDS) - early
+    assert all(points(g["ben"])[ex] == 0 for ex in set(IDS) - early)
+    assert lost("李明") == {"ex4_masking", "ex5_head", "ex6_block"}
+    assert lost("dana smith") == {"ex1_averaging", "ex3_scaling"}  # nbgrader's DIR/<id>/<assignment>/
+    assert lost("frank") == {"ex2_scores"}  # a zip with exercises/ inside
+    # The attack (a fake 100/100 printed, then os._exit(0)) earns nothing:
+    # eve scores no more than her honest part.
+    honest = sum(full[ex] for ex in ("ex1_averaging", "ex2_scores", "ex3_scaling"))
+    assert points(g["eve"])["ex0_weighted_sum"] == 0
+    assert float(g["eve"]["total"]) <= honest
+
+
+def test_examples_files(examples):
+    out = examples["out"]
+    for sid in ["anna", "ben", "dana smith", "eve", "frank", "李明"]:
+        folder = os.path.join(out, sid)
+        assert sorted(os.listdir(folder)) == ["feedback.md", "results.json"], sid
+        res = results_of(out, sid)
+        # what `grade --json` writes, with the submission's hash
+        assert {"score", "execution_time", "tests"} <= set(res)
+        assert {"name", "score", "max_score", "status", "output", "visibility", "tags"} <= set(res["tests"][0])
+        extra = res["extra_data"]
+        assert extra["student_id"] == sid and extra["assignment"] == "attention"
+        assert len(extra["submission_sha256"]) == 64
+        row = by_id(read_csv(out))[sid]
+        assert res["score"] == pytest.approx(float(row["total"]))
+        with open(os.path.join(folder, "feedback.md"), encoding="utf-8") as f:
+            md = f.read()
+        assert md.startswith("# 评分反馈 / Feedback")
+        assert f"总分 / total: **{row['total']} / 100**" in md
+    with open(os.path.join(out, "李明", "feedback.md"), encoding="utf-8") as f:
+        md = f.read()
+    assert "## ex4_masking" in md and "-inf" in md  # the diagnosis of the mask filled with 0
+    assert "filled the future with 0" in md
+
+
+def test_examples_nothing_written_elsewhere(examples):
+    assert tree(EXAMPLES) == examples["before"]  # the submissions are only read
+    assert os.listdir(examples["tmp"]) == []  # every temporary folder was removed
+    assert sorted(n for n in os.listdir(examples["out"]) if n.startswith(".")) == [".batch.lock"]
+
+
+def test_examples_progress(examples):
+    err = examples["proc"].stderr
+    assert graded_lines(err) == {"anna", "ben", "dana smith", "eve", "frank", "李明"}
+    assert "[6/6]" in err
+    assert "完成 / done" in examples["proc"].stdout
+
+
+@needs_nbgrader
+def test_gradebook_and_nbgrader_export(examples, tmp_path):
+    out = examples["out"]
+    assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": 7, "students": 6, "submissions": 6, "grades": 42}
+    con = sqlite3.connect(os.path.join(out, "gradebook.db"))
+    cells = dict(con.execute("select base_cell.name, grade_cells.max_score from grade_cells join base_cell on base_cell.id = grade_cells.id").fetchall())
+    con.close()
+    assert cells == maxima(results_of(out, "anna"))
+    # nbgrader's own command line reads it: every student, with their total.
+    exported = tmp_path / "export.csv"
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "export", "--db", f"sqlite:///{out}/gradebook.db", "--to", str(exported)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with open(exported, encoding="utf-8", newline="") as f:
+        got = {r["student_id"]: r for r in csv.DictReader(f)}
+    rows = by_id(read_csv(out))
+    assert sorted(got) == sorted(rows)
+    for sid, r in rows.items():
+        assert got[sid]["assignment"] == "attention"
+        assert float(got[sid]["score"]) == pytest.approx(float(r["total"])), sid
+        assert float(got[sid]["max_score"]) == 100
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_nasty_folder(tmp_path):
+    d = tmp_path / "in" / "subs"
+    expect = make_nasty_dir(d)
+    out, tmp = tmp_path / "out", tmp_path / "tmp"
+    tmp.mkdir()
+    before = tree(tmp_path, skip={str(tmp)})
+    proc = batch(d, "--out", out, "--jobs", "2", tmp=tmp)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # Nothing outside OUT changed; no temporary folder left behind.
+    after = tree(tmp_path, skip={str(out), str(tmp)})
+    assert {k: v for k, v in after.items() if k != "out"} == before
+    assert os.listdir(tmp) == []
+    assert "readme.txt" in proc.stderr
+    rows = by_id(read_csv(out))
+    assert sorted(rows) == sorted(expect)
+    assert BAD_ID in rows and "王 小明" in rows and "grades.csv" in rows
+    full = maxima(results_of(out, "王 小明"))
+    assert sum(full.values()) == 100
+    for sid, (status, words, good) in expect.items():
+        row = rows[sid]
+        for w in words:
+            assert w in row["note"], (sid, row["note"])
+        assert os.path.isfile(os.path.join(out, intake.safe_name(sid), "feedback.md")), sid
+        res = results_of(out, sid)
+        if status is None:
+            assert float(row["total"]) == 0 and res["tests"] == [] and res["score"] == 0, sid
+            assert res["extra_data"]["submission_sha256"] is None
+            continue
+        got = points(row)
+        for ex in IDS:
+            if ex in good:
+                assert got[ex] == full[ex], (sid, ex, got)
+            else:
+                assert got[ex] == 0, (sid, ex, got)
+    # The student called "grades.csv" did not overwrite the gradebook's CSV.
+    assert os.path.isfile(out / "grades.csv")
+    assert os.path.isdir(out / intake.safe_name("grades.csv"))
+    # Nothing was unpacked outside the work folder, which is gone.
+    assert not any(n.startswith(".work-") for n in os.listdir(out))
+    assert not os.path.exists(tmp_path / "in" / "escaped.py")
+
+
+def test_usage_errors(tmp_path):
+    proc = batch(tmp_path / "missing", "--out", tmp_path / "out", tmp=tmp_path / "tmp")
+    assert proc.returncode == 2 and "no such folder" in proc.stderr
+    (tmp_path / "subs").mkdir()
+    proc = batch(tmp_path / "subs", "--out", tmp_path / "subs", tmp=tmp_path / "tmp")
+    assert proc.returncode == 2
+    proc = batch(tmp_path / "subs", "--out", tmp_path / "o", "--jobs", "0", tmp=tmp_path / "tmp")
+    assert proc.returncode == 2
+
+
+# --------------------------------------------------- interrupted, run again
+
+
+def _class_of(d, n: int) -> list[str]:
+    """n students: solutions, some with a usual mistake."""
+    wrong = sorted(os.listdir(os.path.join(ROOT, "tests", "catalogue", "wrong")))
+    ids = []
+    for i in range(n):
+        sid = f"s{i:02d}"
+        replace = {}
+        if i % 2:
+            name = wrong[(i * 7) % len(wrong)]
+            with open(os.path.join(ROOT, "tests", "catalogue", "wrong", name), encoding="utf-8") as f:
+                replace[name.split("__")[0]] = f.read()
+        make_submission(os.path.join(d, sid), replace, base=SOLUTIONS)
+        ids.append(sid)
+    return ids
+
+
+def _finished(out) -> set:
+    return {n for n in os.listdir(out) if os.path.isfile(os.path.join(out, n, "results.json"))} if os.path.isdir(out) else set()
+
+
+def _wait_for_results(proc, out, more_than: set, timeout=300) -> set:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done = _finished(out)
+        if done - more_than:
+            return done
+        if proc.poll() is not None:
+            return done
+        time.sleep(0.05)
+    raise AssertionError("no student finished in time")
+
+
+def test_interrupted_then_resumed(tmp_path):
+    d, out, tmp = tmp_path / "subs", tmp_path / "out", tmp_path / "tmp"
+    ids = _class_of(d, 8)
+    args = (d, "--out", out, "--jobs", "1")
+
+    # 1. SIGKILL as soon as the first student is written.
+    p = batch_popen(*args, tmp=tmp)
+    _wait_for_results(p, out, set())
+    p.kill()
+    p.communicate()
+    first = _finished(out)
+    assert first and first < set(ids)
+
+    # 2. Again, and Ctrl-C (SIGINT to the batch alone) after its first new student.
+    p = batch_popen(*args, tmp=tmp)
+    _wait_for_results(p, out, first)
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=120)
+    second = _finished(out)
+    assert skipped_lines(stderr) == first  # it said whom it skipped
+    assert not graded_lines(stderr) & first
+    if p.returncode == 130:
+        assert "interrupted" in stderr
+    else:  # it finished before the signal came
+        assert p.returncode == 0 and second == set(ids)
+    assert second > first
+
+    # 3. Once more: only the rest is graded, and the batch completes.
+    proc = batch(*args, tmp=tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert skipped_lines(proc.stderr) == second
+    assert graded_lines(proc.stderr) == set(ids) - second
+    rows = by_id(read_csv(out))
+    assert sorted(rows) == ids
+    for sid in ids:
+        assert float(rows[sid]["total"]) == results_of(out, sid)["score"]
+    if HAVE_NBGRADER:
+        assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": 7, "students": 8, "submissions": 8, "grades": 56}
+    assert os.listdir(tmp) == []
+
+    # 4. A changed submission is graded again, and only it.
+    with open(d / "s03" / "ex3_scaling.py", "a", encoding="utf-8") as f:
+        f.write("\n# a late edit\n")
+    proc = batch(*args, tmp=tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert graded_lines(proc.stderr) == {"s03"}
+
+    # 5. --force regrades everyone; the gradebook is updated in place.
+    proc = batch(*args, "--force", tmp=tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert graded_lines(proc.stderr) == set(ids) and not skipped_lines(proc.stderr)
+    assert by_id(read_csv(out)) == rows
+    if HAVE_NBGRADER:
+        assert gradebook_counts(out)["grades"] == 56 and gradebook_counts(out)["submissions"] == 8

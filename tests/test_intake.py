@@ -1,0 +1,262 @@
+"""Finding submissions in a batch folder (``grader/intake.py``), with bad
+input of every kind: nothing crashes, nothing is written outside the work
+folder, and each oddity becomes a note.
+
+``make_nasty_dir`` is shared with ``test_batch.py``, which grades the same
+folder with the real command line.
+"""
+import os
+import shutil
+import stat
+import zipfile
+
+import pytest
+
+from conftest import EXERCISES, SOLUTIONS
+from grader import intake
+from grader.exercises import IDS
+
+BAD_NAME = os.fsdecode(b"bad\xffname")  # a folder name that is not UTF-8
+BAD_ID = "bad\\xffname"  # ... and the id it gets
+
+
+def _solutions() -> dict:
+    out = {}
+    for ex in IDS:
+        with open(os.path.join(SOLUTIONS, ex + ".py"), encoding="utf-8") as f:
+            out[ex + ".py"] = f.read()
+    return out
+
+
+def _folder(path, files: dict) -> None:
+    os.makedirs(path, exist_ok=True)
+    for name, text in files.items():
+        mode = "wb" if isinstance(text, bytes) else "w"
+        with open(os.path.join(path, name), mode, **({} if isinstance(text, bytes) else {"encoding": "utf-8"})) as f:
+            f.write(text)
+
+
+def _zip(path, members: list) -> None:
+    """members: (name, data) or (ZipInfo, data)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            z.writestr(name, data)
+
+
+def _lying_zip(path) -> None:
+    """ex0_weighted_sum.py really unpacks to 2 MB of zeros, but the headers
+    say 100 bytes."""
+    _zip(path, [("ex0_weighted_sum.py", b"#" + b"0" * (2 * 1024**2))])
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    real = (2 * 1024**2 + 1).to_bytes(4, "little")
+    fake = (100).to_bytes(4, "little")
+    count = data.count(real)
+    assert count == 2, count  # local header and central directory
+    data = data.replace(real, fake)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def make_nasty_dir(root) -> dict:
+    """A batch folder with every kind of bad input; returns what each
+    student id should come to: "graded" (full marks unless noted), or None
+    (not graded), with the words its note must contain."""
+    root = str(root)
+    os.makedirs(root)
+    sol = _solutions()
+    expect = {}
+
+    os.makedirs(os.path.join(root, "empty"))
+    expect["empty"] = (None, ["no exercise files"], 0)
+
+    _folder(os.path.join(root, "only_junk"), {"README.txt": "hello", "photo.png": b"\x89PNG"})
+    expect["only_junk"] = (None, ["no exercise files", "README.txt"], 0)
+
+    # Zip slip: members outside the folder are refused; the one good file is graded.
+    _zip(
+        os.path.join(root, "slip.zip"),
+        [
+            ("../escaped.py", "print('out')"),
+            ("/abs/ex0_weighted_sum.py", sol["ex0_weighted_sum.py"]),
+            ("a/../../ex1_averaging.py", sol["ex1_averaging.py"]),
+            ("..\\ex3_scaling.py", sol["ex3_scaling.py"]),
+            ("ex2_scores.py", sol["ex2_scores.py"]),
+        ],
+    )
+    expect["slip"] = ("graded", ["refused unsafe paths"], {"ex2_scores"})
+
+    # A symlinked exercise file in a folder: not followed, not graded.
+    _folder(os.path.join(root, "linky"), {k: v for k, v in sol.items() if k != "ex0_weighted_sum.py"})
+    os.symlink(os.path.join(SOLUTIONS, "ex0_weighted_sum.py"), os.path.join(root, "linky", "ex0_weighted_sum.py"))
+    expect["linky"] = ("graded", ["symbolic link"], set(IDS) - {"ex0_weighted_sum"})
+
+    # A student folder that is a symlink (to another student's work).
+    _folder(os.path.join(root, "..", "elsewhere"), sol)
+    os.symlink(os.path.join(root, "..", "elsewhere"), os.path.join(root, "linkdir"))
+    expect["linkdir"] = (None, ["symbolic link"], 0)
+
+    # A zip with a symlink member named like an exercise.
+    info = zipfile.ZipInfo("ex0_weighted_sum.py")
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    _zip(os.path.join(root, "linkzip.zip"), [(info, "/etc/passwd")] + [(k, v) for k, v in sol.items() if k != "ex0_weighted_sum.py"])
+    expect["linkzip"] = ("graded", ["symbolic links not unpacked"], set(IDS) - {"ex0_weighted_sum"})
+
+    # A file over 1 MB.
+    big = dict(sol)
+    big["ex0_weighted_sum.py"] = sol["ex0_weighted_sum.py"] + "\n#" + "x" * (1024**2) + "\n"
+    _folder(os.path.join(root, "big"), big)
+    expect["big"] = ("graded", ["over 1 MB"], set(IDS) - {"ex0_weighted_sum"})
+
+    # Zip bombs: an honest 2 MB member, a member whose header lies, too many
+    # members, too much in all.
+    _zip(os.path.join(root, "bomb_member.zip"), [("ex0_weighted_sum.py", b"#" + b"0" * (2 * 1024**2))] + [(k, v) for k, v in sol.items() if k != "ex0_weighted_sum.py"])
+    expect["bomb_member"] = ("graded", ["over 1 MB"], set(IDS) - {"ex0_weighted_sum"})
+    _lying_zip(os.path.join(root, "bomb_lying.zip"))
+    expect["bomb_lying"] = ("graded", ["cannot unpack"], set())
+    _zip(os.path.join(root, "bomb_count.zip"), [(f"f{i}.txt", b"") for i in range(intake.MAX_ZIP_MEMBERS + 1)])
+    expect["bomb_count"] = (None, ["too many files"], 0)
+    zeros = b"\0" * (8 * 1024**2)
+    _zip(os.path.join(root, "bomb_total.zip"), [(f"blob{i}.bin", zeros) for i in range(intake.MAX_ZIP_UNPACKED // len(zeros) + 1)])
+    expect["bomb_total"] = (None, ["unpacks to over"], 0)
+
+    with open(os.path.join(root, "corrupt.zip"), "wb") as f:
+        f.write(b"PK\x03\x04 this is not really a zip")
+    expect["corrupt"] = (None, ["not a valid zip"], 0)
+
+    # The same id twice: neither is graded.
+    _folder(os.path.join(root, "twice"), sol)
+    _zip(os.path.join(root, "twice.zip"), list(sol.items()))
+    expect["twice"] = (None, ["given twice"], 0)
+
+    # Ids with a space and Chinese characters; a folder name that is not UTF-8;
+    # an id that is also the name of a file the batch writes.
+    _folder(os.path.join(root, "王 小明"), sol)
+    expect["王 小明"] = ("graded", [], set(IDS))
+    _folder(os.path.join(root, BAD_NAME), sol)
+    expect[BAD_ID] = ("graded", ["shown escaped"], set(IDS))
+    _folder(os.path.join(root, "grades.csv"), sol)
+    expect["grades.csv"] = ("graded", [], set(IDS))
+
+    # A nested exercises/ folder, and junk beside the exercise files.
+    _folder(os.path.join(root, "nested", "exercises"), sol)
+    expect["nested"] = ("graded", [], set(IDS))
+    _folder(os.path.join(root, "junky"), {**sol, "notes.txt": "x", "model.pt": b"\0\1", os.fsdecode(b"\xfe\xfd.txt"): "y"})
+    expect["junky"] = ("graded", ["ignored", "notes.txt", "\\xfe\\xfd.txt"], set(IDS))
+
+    # Not a submission at all.
+    with open(os.path.join(root, "readme.txt"), "w") as f:
+        f.write("not a student")
+    return expect
+
+
+def _tree(path) -> dict:
+    """Every name under ``path`` (not following links) with its size and mtime."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            out[os.path.relpath(p, path)] = (stat.S_IFMT(st.st_mode), st.st_size if not stat.S_ISDIR(st.st_mode) else 0, st.st_mtime_ns)
+    return out
+
+
+@pytest.fixture
+def nasty(tmp_path):
+    d = tmp_path / "in" / "subs"
+    expect = make_nasty_dir(d)
+    return d, expect
+
+
+def test_nasty_folder(nasty, tmp_path):
+    d, expect = nasty
+    work = tmp_path / "work"
+    work.mkdir()
+    before = _tree(tmp_path / "in")
+    entries, warnings = intake.discover(str(d), str(work))
+    assert _tree(tmp_path / "in") == before  # the input is untouched
+    by_id = {e.student_id: e for e in entries}
+    assert sorted(by_id) == sorted(expect)
+    assert [e.student_id for e in entries] == sorted(by_id)
+    assert any("readme.txt" in w for w in warnings)
+    for sid, (status, words, _) in expect.items():
+        e = by_id[sid]
+        if status is None:
+            assert e.folder is None, sid
+            assert e.digest is None, sid
+        else:
+            assert e.folder is not None and os.path.isdir(e.folder), sid
+            assert e.digest and len(e.digest) == 64, sid
+        for w in words:
+            assert w in e.note, (sid, e.note)
+    # Unpacked: only exercise files, only under the work folder, never a link.
+    for dirpath, dirnames, filenames in os.walk(work):
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            assert name in intake.FILENAMES, p
+            assert not os.path.islink(p)
+            assert os.path.getsize(p) <= intake.MAX_FILE_BYTES
+    assert not (tmp_path / "in" / "escaped.py").exists() and not (tmp_path / "escaped.py").exists()
+    assert not os.path.exists("/abs/ex0_weighted_sum.py")
+    # The folder a submission is graded from is inside the input (folders) or the work folder (zips).
+    for e in entries:
+        if e.folder:
+            real = os.path.realpath(e.folder)
+            assert real.startswith(os.path.realpath(d) + os.sep) or real.startswith(os.path.realpath(work) + os.sep)
+    assert by_id["nested"].folder.endswith(os.path.join("nested", "exercises"))
+    assert by_id["nested"].display == "nested/exercises"
+    assert by_id["slip"].display == "slip.zip"
+
+
+def test_layouts(tmp_path):
+    """Folder, nested exercises/, nbgrader's DIR/<id>/<assignment>/ and a zip
+    with a top folder all find the same files, and hash them the same."""
+    sol = _solutions()
+    d = tmp_path / "subs"
+    _folder(d / "a", sol)
+    _folder(d / "b" / "exercises", sol)
+    _folder(d / "c" / "attention", sol)
+    _folder(d / "c" / "older_homework", {"ex0_weighted_sum.py": "x = 1\n"})
+    _zip(d / "e.zip", [("e/exercises/" + k, v) for k, v in sol.items()] + [("__MACOSX/._ex0_weighted_sum.py", b"\0")])
+    entries, warnings = intake.discover(str(d), str(tmp_path / "work"), assignment="attention")
+    assert not warnings
+    by_id = {e.student_id: e for e in entries}
+    assert sorted(by_id) == ["a", "b", "c", "e"]
+    assert len({e.digest for e in entries}) == 1
+    assert by_id["c"].folder.endswith(os.path.join("c", "attention"))
+    assert "older_homework" in by_id["c"].note
+    assert by_id["e"].note == ""
+    sid, folder, note = by_id["a"]  # an entry unpacks as (student_id, folder, note)
+    assert (sid, note) == ("a", "")
+
+
+def test_digest_follows_content(tmp_path):
+    sol = _solutions()
+    d = tmp_path / "subs"
+    _folder(d / "a", sol)
+    first = intake.discover(str(d), str(tmp_path))[0][0].digest
+    assert intake.discover(str(d), str(tmp_path))[0][0].digest == first
+    with open(d / "a" / "ex3_scaling.py", "a", encoding="utf-8") as f:
+        f.write("\n# changed\n")
+    assert intake.discover(str(d), str(tmp_path))[0][0].digest != first
+    os.remove(d / "a" / "ex3_scaling.py")
+    assert intake.discover(str(d), str(tmp_path))[0][0].digest != first
+
+
+def test_stubs_folder_is_a_submission(tmp_path):
+    shutil.copytree(EXERCISES, tmp_path / "subs" / "s")
+    (e,), _ = intake.discover(str(tmp_path / "subs"), str(tmp_path))
+    assert e.folder and e.note == ""
+
+
+@pytest.mark.parametrize(
+    "sid, safe",
+    [("alice", "alice"), ("王 小明", "王 小明"), ("grades.csv", None), (".hidden", None), (BAD_ID, None), ("a\nb", None)],
+)
+def test_safe_name(sid, safe):
+    got = intake.safe_name(sid)
+    if safe is not None:
+        assert got == safe
+    else:
+        assert got != sid and got.startswith("_") and "/" not in got
+    assert got not in intake.RESERVED and not got.startswith(".")
