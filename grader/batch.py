@@ -342,7 +342,7 @@ class _Out:
             w.writerow([sid, *(_num(r["points"][ex]) for ex in IDS), _num(sum(r["points"].values())), r["note"]])
         report.write_atomically(os.path.join(self.out, GRADES), buf.getvalue())
 
-    def write_student(self, entry, results: dict, markdown: str, finished: bool) -> None:
+    def write_student(self, entry, results: dict, markdown: str, finished: bool, quote_note: bool = True) -> None:
         """feedback.md, then results.json last: results.json with the hash is
         what marks the student finished."""
         folder = self.folder(entry.student_id)
@@ -355,7 +355,7 @@ class _Out:
             "graded_at": _now(),
             "note": entry.note,
         }
-        if entry.note:
+        if entry.note and quote_note:
             markdown = _with_note(markdown, entry.note)
         report.write_atomically(os.path.join(folder, FEEDBACK), markdown)
         report.write_atomically(os.path.join(folder, RESULTS), json.dumps(results, ensure_ascii=False, indent=2) + "\n")
@@ -483,7 +483,7 @@ class _Batch:
             if skipped:
                 progress.line(f"跳过 {len(skipped)} 名已评分的学生；--force 重新评分 / skipped {len(skipped)} already graded (--force regrades them)")
             for e in ungradable:
-                self.store.write_student(e, {"score": 0.0, "execution_time": 0.0, "output": e.note, "tests": []}, _ungradable_markdown(e.note), finished=False)
+                self.store.write_student(e, {"score": 0.0, "execution_time": 0.0, "output": e.note, "tests": []}, _ungradable_markdown(e.note), finished=False, quote_note=False)
                 self.store.rows[e.student_id] = {"points": {ex: 0.0 for ex in IDS}, "note": e.note}
                 self.gradebook.send(e.student_id, None, None)
                 progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {e.note}")

@@ -264,6 +264,11 @@ def test_nasty_folder(tmp_path):
                 assert got[ex] == full[ex], (sid, ex, got)
             else:
                 assert got[ex] == 0, (sid, ex, got)
+    with open(out / "empty" / "feedback.md", encoding="utf-8") as f:
+        md = f.read()
+    assert "your submission could not be graded" in md and md.count("no exercise files") == 1
+    with open(out / "linky" / "feedback.md", encoding="utf-8") as f:
+        assert "ex0_weighted_sum.py is a symbolic link" in f.read()  # the note is in the student's feedback too
     # The student called "grades.csv" did not overwrite the gradebook's CSV.
     assert os.path.isfile(out / "grades.csv")
     assert os.path.isdir(out / intake.safe_name("grades.csv"))
