@@ -1,0 +1,92 @@
+"""The checks of an exercise, read from the check files: name, points, what it tests.
+
+``{check-list} public ex4_masking`` shows a table of the public checks;
+``{check-list} hidden ex4_masking`` the hidden ones (used only on the
+teacher-only pages). Nothing is typed by hand, so the docs cannot drift from
+the checks.
+"""
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKS = ROOT / "checks"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # the test function, e.g. test_mask_of_ones
+    points: float
+    doc: str  # "中文 / English", the first line of the docstring
+
+
+def _points(fn: ast.FunctionDef) -> float:
+    for d in fn.decorator_list:
+        if isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "points":
+            return float(ast.literal_eval(d.args[0]))
+    raise ValueError(f"{fn.name} has no @pytest.mark.points")
+
+
+def checks(visibility: str, exercise: str) -> list[Check]:
+    path = CHECKS / visibility / f"test_{exercise}.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            doc = (ast.get_docstring(node) or node.name).strip().splitlines()[0]
+            out.append(Check(node.name, _points(node), doc))
+    return out
+
+
+def points(visibility: str, exercise: str) -> float:
+    return sum(c.points for c in checks(visibility, exercise))
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+class CheckList(SphinxDirective):
+    required_arguments = 2
+
+    def run(self):
+        visibility, exercise = self.arguments
+        if visibility not in ("public", "hidden"):
+            raise self.error("the first argument is public or hidden")
+        if visibility == "hidden" and not self.config.teacher_edition:
+            raise self.error("hidden checks are listed only in the teacher edition")
+        self.env.note_dependency(str(CHECKS / visibility / f"test_{exercise}.py"))
+        found = checks(visibility, exercise)
+        table = nodes.table(classes=["check-list"])
+        group = nodes.tgroup(cols=3)
+        table += group
+        for width in (3, 1, 6):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        group += head
+        head += self._row(["检查 / check", "分数 / points", "测试什么 / what it tests"], header=True)
+        body = nodes.tbody()
+        group += body
+        for c in found:
+            body += self._row([c.name, _num(c.points), c.doc], literal_first=True)
+        body += self._row(["合计 / total", _num(sum(c.points for c in found)), f"{len(found)} 项检查 / checks"])
+        return [table]
+
+    @staticmethod
+    def _row(cells, header=False, literal_first=False):
+        row = nodes.row()
+        for i, text in enumerate(cells):
+            entry = nodes.entry()
+            para = nodes.paragraph()
+            para += nodes.literal(text, text) if literal_first and i == 0 else nodes.Text(text)
+            entry += para
+            row += entry
+        return row
+
+
+def setup(app):
+    app.add_directive("check-list", CheckList)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

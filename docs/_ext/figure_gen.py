@@ -1,0 +1,104 @@
+"""Figures drawn at build time from the reference solutions.
+
+``{figure-gen} causal_mask`` runs ``docs/figures/causal_mask.py``'s ``draw()``,
+saves the matplotlib figure as a PNG beside the doctrees (never in the source
+tree) and shows it like ``{figure}``: options and caption work the same.
+"""
+import importlib
+import os
+import sys
+from pathlib import Path
+
+from sphinx.directives.patches import Figure
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+# Tried in order; matplotlib falls back glyph by glyph from DejaVu Sans to these.
+CJK_FONTS = [
+    "WenQuanYi Micro Hei",
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Microsoft YaHei",
+    "SimHei",
+]
+
+
+def setup_matplotlib():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import font_manager
+
+    cjk = _installed_cjk_fonts(font_manager)
+    if not cjk:
+        raise RuntimeError(
+            "no Chinese font for the figures: install one of "
+            + ", ".join(CJK_FONTS)
+            + " (Debian/Ubuntu: apt-get install fonts-wqy-microhei)"
+        )
+    matplotlib.rcParams.update(
+        {
+            "font.family": ["DejaVu Sans", cjk[0]],
+            "axes.unicode_minus": False,
+            "figure.dpi": 100,
+            "savefig.dpi": 150,
+            "svg.hashsalt": "docs",
+        }
+    )
+
+
+# File names of the fonts above, for a font installed after matplotlib cached its font list.
+_CJK_FILES = ("wqy", "notosanscjk", "sourcehansans", "pingfang", "hiragino", "msyh", "simhei")
+
+
+def _installed_cjk_fonts(font_manager) -> list[str]:
+    def known():
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+        return [name for name in CJK_FONTS if name in installed]
+
+    if not known():
+        for path in font_manager.findSystemFonts():
+            if any(part in path.lower().replace("-", "") for part in _CJK_FILES):
+                font_manager.fontManager.addfont(path)
+    return known()
+
+
+class GeneratedFigure(Figure):
+    """``{figure-gen} NAME``: the figure ``docs/figures/NAME.py`` draws."""
+
+    def run(self):
+        env = self.state.document.settings.env
+        name = self.arguments[0]
+        srcdir = Path(env.srcdir)
+        module_path = srcdir / "figures" / f"{name}.py"
+        if not module_path.is_file():
+            raise self.error(f"no figure module {module_path}")
+        env.note_dependency(str(module_path))
+        out = Path(env.doctreedir) / "figures" / f"{name}.png"
+        try:
+            draw(name, out)
+        except Exception as e:  # noqa: BLE001 - becomes a build error with the cause
+            raise self.error(f"figure {name}: {type(e).__name__}: {e}") from e
+        self.arguments[0] = "/" + os.path.relpath(out, srcdir).replace(os.sep, "/")
+        self.options.setdefault("alt", name.replace("_", " "))
+        return super().run()
+
+
+def draw(name: str, out: Path) -> None:
+    setup_matplotlib()
+    import matplotlib.pyplot as plt
+
+    module = importlib.import_module(f"figures.{name}")
+    fig = module.draw()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+def setup(app):
+    sys.path.insert(0, str(Path(app.srcdir)))  # for ``figures.<name>``
+    app.add_directive("figure-gen", GeneratedFigure)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,191 @@
+"""What the grader prints, produced by running the grader at build time.
+
+``{grader-output} ex4_masking__filled_with_zero`` shows the terminal report for
+the solutions with one file replaced by a mistake from the project's catalogue
+(``tests/catalogue/wrong/``), graded the way a student's copy grades it: public
+checks only, hidden points shown as ``(+n)``. Tokens, comma-separated:
+
+- ``<exercise>__<mistake>``: that catalogue file in place of its exercise;
+- ``stub:<exercise>``: the untouched stub from ``exercises/``;
+- ``all``: grade every exercise (otherwise only the ones replaced).
+
+Option ``:show: json`` shows the results.json instead of the terminal report.
+
+``{public-checks-catch} STEM STEM ...`` shows nothing: it fails the build
+unless each of those catalogue mistakes loses points on the public checks, so
+a page's list of mistakes the checks catch stays true.
+
+All samples of a build are graded by one grader in one subprocess (the grader
+forks, which is no business of Sphinx's process), started by the first use.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+ROOT = Path(__file__).resolve().parents[2]
+WRONG = ROOT / "tests" / "catalogue" / "wrong"
+SPEC_IN_SOURCE = re.compile(r"\{(?:grader-output|public-checks-catch)\}[ \t]+([^\n]+)")
+
+_cache: dict[str, dict] = {}
+
+
+def specs_in(srcdir: Path) -> list[str]:
+    found = set()
+    for path in srcdir.rglob("*.md"):
+        if "_build" not in path.parts:
+            for specs in SPEC_IN_SOURCE.findall(path.read_text(encoding="utf-8")):
+                found.update(specs.split())
+    return sorted(found)
+
+
+def _graded(srcdir: Path, spec: str) -> dict:
+    if spec not in _cache:
+        specs = sorted(set(specs_in(srcdir)) | {spec})
+        fd, result_file = tempfile.mkstemp(prefix="docs-grader-", suffix=".json")
+        os.close(fd)
+        proc = subprocess.run(
+            [sys.executable, __file__, result_file, *specs],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
+        )
+        try:
+            if proc.returncode != 0:
+                raise RuntimeError(f"grading the samples failed:\n{proc.stderr[-3000:]}")
+            _cache.update(json.loads(Path(result_file).read_text(encoding="utf-8")))
+        finally:
+            os.unlink(result_file)
+    return _cache[spec]
+
+
+class GraderOutput(SphinxDirective):
+    required_arguments = 1
+    option_spec = {"show": lambda s: directives.choice(s, ("terminal", "json"))}
+
+    def run(self):
+        spec = self.arguments[0]
+        try:
+            sample = _graded(Path(self.env.srcdir), spec)
+        except Exception as e:  # noqa: BLE001
+            raise self.error(f"{{grader-output}} {spec}: {e}") from e
+        for stem in _mistakes(spec):
+            self.env.note_dependency(str(WRONG / f"{stem}.py"))
+        if _mistakes(spec) and sample["score"] >= sample["max_score"]:
+            logger.warning("{grader-output} %s: the mistake loses no points on the public checks", spec, location=self.get_location())
+        if self.options.get("show") == "json":
+            text, language = json.dumps(sample["json"], ensure_ascii=False, indent=2), "json"
+        else:
+            text, language = sample["terminal"], "text"
+        block = nodes.literal_block(text, text, language=language, classes=["grader-output"])
+        self.set_source_info(block)
+        return [block]
+
+
+class PublicChecksCatch(SphinxDirective):
+    required_arguments = 1
+    final_argument_whitespace = True
+
+    def run(self):
+        for stem in self.arguments[0].split():
+            self.env.note_dependency(str(WRONG / f"{stem}.py"))
+            try:
+                sample = _graded(Path(self.env.srcdir), stem)
+            except Exception as e:  # noqa: BLE001
+                raise self.error(f"{{public-checks-catch}} {stem}: {e}") from e
+            if sample["score"] >= sample["max_score"]:
+                logger.warning("%s loses no points on the public checks, but the page says they catch it", stem, location=self.get_location())
+        return []
+
+
+def _mistakes(spec: str) -> list[str]:
+    return [t for t in spec.split(",") if "__" in t]
+
+
+# --- the subprocess ----------------------------------------------------------
+
+
+def student_checks(into: Path) -> Path:
+    """The checks as a student's copy has them: public ones and the hidden points."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from check_list import points
+
+    from grader.exercises import IDS
+
+    checks = into / "checks"
+    shutil.copytree(ROOT / "checks" / "public", checks / "public")
+    shutil.copy(ROOT / "checks" / "pytest.ini", checks / "pytest.ini")
+    hidden = {ex: points("hidden", ex) for ex in IDS}
+    (checks / "hidden_points.json").write_text(json.dumps(hidden), encoding="utf-8")
+    return checks
+
+
+def submission(spec: str, into: Path) -> tuple[Path, str | None]:
+    """The solutions with the spec's replacements; and the one exercise to grade, if not all."""
+    from grader.exercises import IDS
+
+    folder = into / re.sub(r"\W", "_", spec)
+    folder.mkdir()
+    for ex in IDS:
+        shutil.copy(ROOT / "solutions" / f"{ex}.py", folder / f"{ex}.py")
+    replaced = []
+    for token in spec.split(","):
+        if token == "all":
+            continue
+        if token.startswith("stub:"):
+            ex, source = token[5:], ROOT / "exercises" / f"{token[5:]}.py"
+        else:
+            ex, source = token.split("__")[0], WRONG / f"{token}.py"
+        if ex not in IDS or not source.is_file():
+            raise SystemExit(f"unknown sample token {token!r} ({source} does not exist)")
+        shutil.copy(source, folder / f"{ex}.py")
+        replaced.append(ex)
+    only = None if "all" in spec.split(",") or len(set(replaced)) != 1 else replaced[0]
+    return folder, only
+
+
+def main(result_file: str, specs: list[str]) -> None:
+    from grader import report
+    from grader.grading import Grader
+
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="docs-grader-") as tmp:
+        # The samples run the project's own catalogue: no sandbox needed, and none to depend on.
+        grader = Grader(checks_dir=str(student_checks(Path(tmp))), sandbox="off")
+        try:
+            for spec in specs:
+                folder, only = submission(spec, Path(tmp))
+                grade = grader.grade(str(folder), only=only, display_root="exercises")
+                if grade.errors:
+                    raise SystemExit(f"{spec}: grader error: {grade.errors}")
+                out[spec] = {
+                    "terminal": report.terminal(grade),
+                    "json": report.results_json(grade),
+                    "score": grade.score,
+                    "max_score": grade.max_score,
+                }
+        finally:
+            grader.close()
+    Path(result_file).write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
+
+
+def setup(app):
+    app.add_directive("grader-output", GraderOutput)
+    app.add_directive("public-checks-catch", PublicChecksCatch)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])

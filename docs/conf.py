@@ -1,0 +1,69 @@
+"""Sphinx configuration: the student site, or the teacher site with ``-t teacher``.
+
+    tox -e docs            # student site  -> docs/_build/html/
+    tox -e docs-teacher    # teacher site  -> docs/_build/teacher/
+"""
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+# The extensions; the reference solutions (figures and examples run them); the grader.
+for path in (DOCS / "_ext", ROOT / "solutions", ROOT):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+project = "自注意力练习 · Self-attention exercises"
+author = "the course's authors"
+language = "zh_CN"
+teacher_edition = tags.has("teacher")  # noqa: F821 - Sphinx passes tags to conf.py
+
+extensions = [
+    "myst_parser",
+    "bilingual",
+    "computed",
+    "figure_gen",
+    "glossary_data",
+    "grader_output",
+    "check_list",
+    "teacher_edition",
+    "weighted_sum_slider",
+    "cli_help",
+    "chinese_search",
+]
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+
+exclude_patterns = ["_build", "figures", "README.md"]
+if not teacher_edition:
+    exclude_patterns.append("answers/**")  # reference solutions and hidden checks
+
+templates_path = ["_templates"]
+html_theme = "alabaster"
+html_title = project
+html_static_path = ["_static"]
+html_css_files = ["lang.css", "site.css"]
+html_js_files = ["lang.js"]
+html_favicon = "_static/favicon.svg"
+html_copy_source = False  # no page sources in the site: the build shows what it computed
+html_show_sourcelink = False
+html_search_language = "zh"  # jieba splits Chinese; Latin words are indexed too
+html_last_updated_fmt = None
+html_sidebars = {"**": ["about.html", "searchfield.html", "navigation.html", "relations.html"]}
+
+_SANS = (
+    '"Helvetica Neue", Helvetica, Arial, "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", '
+    '"Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", sans-serif'
+)
+_MONO = 'Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", "WenQuanYi Micro Hei Mono", monospace'
+html_theme_options = {
+    "description": "从一次加权求和到一个 GPT 块 · From a weighted sum to a GPT block"
+    + ("（教师版 · teacher edition）" if teacher_edition else ""),
+    "font_family": _SANS,
+    "head_font_family": _SANS,
+    "caption_font_family": _SANS,
+    "code_font_family": _MONO,
+    "page_width": "1060px",
+    "sidebar_width": "240px",
+    "show_relbar_bottom": True,
+}
