@@ -80,6 +80,12 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str) ->
     the batch removes (or the next batch, if this one was killed)."""
     for c in inherited:  # the parent's ends of other pipes: they must close when the parent does
         c.close()
+    try:
+        # A process group of its own: a submission that kills its grader's
+        # group (possible without the sandbox) takes this worker, not the batch.
+        os.setpgid(0, 0)
+    except OSError:
+        pass
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     interrupted = []
 
@@ -570,19 +576,20 @@ class _Batch:
                 else:
                     continue
                 entry, w.entry = w.entry, None
+                took = time.monotonic() - w.since
                 if msg is not None and msg[0] == "fatal":
                     # This worker could not even start a grader: the student goes back in line.
                     fatal = msg[1]
                     pending.appendleft(entry)
                     self._retire(w)
                 elif dead:
-                    self._failed(entry, "评分进程意外退出 / the grading process died", progress)
+                    self._failed(entry, "评分进程意外退出 / the grading process died", progress, took)
                     self._retire(w)
                     if pending:
                         self._spawn()
                 elif msg[0] == "error":
                     _err(msg[2])
-                    self._failed(entry, "评分程序出错 / grader error: " + (msg[2].strip().splitlines() or [""])[-1][:200], progress)
+                    self._failed(entry, "评分程序出错 / grader error: " + (msg[2].strip().splitlines() or [""])[-1][:200], progress, took)
                 else:
                     self._done(entry, msg[2], progress)
         if pending:  # no worker left to take them
@@ -613,13 +620,13 @@ class _Batch:
         total, best = sum(got.values()), sum(most.values())
         progress.student(entry.student_id, f"{_num(total)}/{_num(best)} ({payload['seconds']:.1f} s)" + ("" if ok else " · " + note), not ok, payload["seconds"])
 
-    def _failed(self, entry, why: str, progress: _Progress) -> None:
+    def _failed(self, entry, why: str, progress: _Progress, seconds: float = 0.0) -> None:
         """A submission the grader failed on: a row of zeros with the reason;
         no results.json hash, so the next run tries again."""
         note = "; ".join(filter(None, [entry.note, why + "；下次运行时重评 / regraded on the next run"]))
         self.store.row(entry.student_id, None, note)
         self.failed += 1
-        progress.student(entry.student_id, why, True)
+        progress.student(entry.student_id, why, True, seconds)
 
     def _stop_workers(self) -> None:
         for w in self.workers:

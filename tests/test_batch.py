@@ -376,3 +376,54 @@ def test_interrupted_then_resumed(tmp_path):
     assert by_id(read_csv(out)) == rows
     if HAVE_NBGRADER:
         assert gradebook_counts(out)["grades"] == 56 and gradebook_counts(out)["submissions"] == 8
+
+
+# A submission that kills the process group of the process that runs it (the
+# zygote's, which is its worker's): possible without the sandbox. Guarded so
+# that it only ever hits a batch grader.
+KILL_WORKER = """
+import os, signal
+import torch
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\\0")
+    except OSError:
+        return []
+
+
+_argv = _cmdline(os.getppid())
+if b"grader" in _argv and b"batch" in _argv:
+    os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)
+
+
+def weighted_sum(scores, values):
+    return (torch.softmax(scores, dim=-1).unsqueeze(-2) @ values).squeeze(-2)
+"""
+
+
+def test_a_dead_worker_is_replaced(tmp_path):
+    """Without the sandbox a submission can kill its own worker: the batch
+    notes that student, starts another worker, grades the rest, and tries
+    that student again on the next run."""
+    d, out, tmp = tmp_path / "subs", tmp_path / "out", tmp_path / "tmp"
+    ids = _class_of(d, 3)
+    make_submission(d / "killer", {"ex0_weighted_sum": KILL_WORKER})
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "batch", str(d), "--out", str(out), "--jobs", "1", "--sandbox", "off"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(tmp),
+        start_new_session=True,  # whatever it kills stays in this session
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = by_id(read_csv(out))
+    assert sorted(rows) == sorted(ids + ["killer"])
+    assert "the grading process died" in rows["killer"]["note"] and float(rows["killer"]["total"]) == 0
+    assert all(float(rows[sid]["total"]) == results_of(out, sid)["score"] for sid in ids)
+    assert not os.path.exists(out / "killer" / "results.json")  # not finished: the next run tries again
+    assert os.listdir(tmp) == []
