@@ -57,8 +57,8 @@ _SANS = (
 )
 _MONO = 'Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", "WenQuanYi Micro Hei Mono", monospace'
 html_theme_options = {
-    "description": "从一次加权求和到一个 GPT 块 · From a weighted sum to a GPT block"
-    + ("（教师版 · teacher edition）" if teacher_edition else ""),
+    "description": "从一次加权求和到一个 GPT 块" + ("（教师版）" if teacher_edition else "")
+    + " · From a weighted sum to a GPT block" + (" (teacher edition)" if teacher_edition else ""),
     "font_family": _SANS,
     "head_font_family": _SANS,
     "caption_font_family": _SANS,

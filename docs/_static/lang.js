@@ -32,7 +32,7 @@
   // Titles are written "中文 · English" in the sources; give each half its
   // language so that it follows the choice like the text does.
   const CJK = /[\u3400-\u9fff]/;
-  const SKIP = "pre, code, script, style, textarea, .lang-zh, .lang-en, .bilingual-title";
+  const SKIP = "pre, code, script, style, textarea, .bilingual-title";
 
   function span(cls, lang, text) {
     const s = document.createElement("span");
@@ -60,8 +60,30 @@
     }
   }
 
+  // The buttons are made here rather than in the page, so that they are not
+  // part of the page's text (the search shows snippets of that text).
+  const BUTTONS = [
+    ["zh", "中文", "zh-CN"],
+    ["en", "English", "en"],
+    ["both", "中文 + English", ""],
+  ];
+
+  function addButtons() {
+    document.querySelectorAll(".lang-switch").forEach((bar) => {
+      for (const [mode, label, lang] of BUTTONS) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.mode = mode;
+        b.textContent = label;
+        if (lang) b.lang = lang;
+        bar.append(b);
+      }
+    });
+  }
+
   apply(stored()); // runs in <head>: the page is drawn in the chosen language from the start
   document.addEventListener("DOMContentLoaded", () => {
+    addButtons();
     splitTitles(document.body);
     document.querySelectorAll(".lang-switch button").forEach((b) => {
       b.addEventListener("click", () => choose(b.dataset.mode));
