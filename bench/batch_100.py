@@ -120,11 +120,12 @@ def main() -> None:
         print(f"batch of {len(rows)}:            {wall:.2f} s ({proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ''})")
         print(f"gradebook.db written:    {os.path.exists(os.path.join(out, 'gradebook.db'))}")
         print(f"ratio batch / import:    {wall / b:.1f}x (target <= 15x; nbgrader's autograde of 10 notebooks about 18x)")
-        # On a shared machine the wall time says more about the neighbours than
-        # about the batch: its CPU time, spread over this machine's cores, is
-        # what the wall time would be with the cores to itself.
+        # On a shared machine the wall time says as much about the neighbours
+        # as about the batch. Its CPU time spread over the cores is a lower
+        # bound for the wall time on an idle machine (a lower one still when
+        # processes in a sandbox's PID namespace are not accounted to the tree).
         print(f"CPU time of the batch:   {cpu:.1f} s ({cpu / len(rows):.2f} s a student); {cores} cores, load average {load:.1f} at the end")
-        print(f"idle-machine estimate:   {cpu / cores:.1f} s = {cpu / cores / import_cpu:.1f}x the import's CPU time ({import_cpu:.2f} s)")
+        print(f"idle lower bound:        {cpu / cores:.1f} s = {cpu / cores / import_cpu:.1f}x the import's CPU time ({import_cpu:.2f} s)")
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
