@@ -146,7 +146,7 @@ class Grader:
 
         start = time.monotonic()
         torch.set_num_threads(1)  # tiny tensors: threads cost more than they give
-        sub = submission_mod.load(path, display_root)
+        sub = submission_mod.load(path, display_root, submission_mod.teacher_files([self.solutions_dir, self.checks_dir]))
         workdir = tempfile.mkdtemp(prefix="sub-", dir=self.exchange)
         zygotes = Zygotes(self.zygote, self.remake)
         order = [ex for ex in IDS if only in (None, ex)]

@@ -4,7 +4,7 @@ Submission code can read files it is not meant to see where there is no
 sandbox (and a bug might let it anywhere). Whatever it prints, raises or
 names comes back as text that goes into the report; before it does, every
 line that contains a line of a hidden check or of a solution region is
-replaced. Short or common lines (``import torch``) are not secrets.
+replaced. Short lines (``import torch``) are too common to be secrets.
 """
 import glob
 import os
@@ -16,10 +16,13 @@ MARK = "[隐去：隐藏检查或参考答案的内容 / redacted: text of a hid
 
 
 def _secret_lines(text: str) -> set[str]:
+    # Comments and imports count too: a hidden check's comments explain what
+    # it tests (found by tests/attacks/ex0_weighted_sum__hidden_checks_print.py,
+    # which printed them past an exception for lines starting with "#").
     out = set()
     for line in text.splitlines():
         line = line.strip()
-        if len(line) >= MIN_LENGTH and not line.startswith(("import ", "from ", "#")):
+        if len(line) >= MIN_LENGTH:
             out.add(line)
     return out
 

@@ -3,11 +3,13 @@
 The zygote, and so every child it forks, runs inside one bubblewrap sandbox:
 - no network (its own network namespace, with nothing in it);
 - its own PID namespace: it cannot see or signal the grader or anything else
-  outside, and when the sandbox ends everything in it is killed;
+  outside, the zygote is its process 1 (which nothing inside can kill), and
+  when the sandbox ends everything in it is killed;
 - a file system made of read-only system folders, the Python installation,
   the grader package and the folder of private submission copies; a private,
-  size-limited /tmp. Nothing else: not solutions/, not the checks, not the
-  batch's input or output folders, not the user's home.
+  size-limited /tmp (and /dev/shm), the only places it can write. Nothing
+  else: not solutions/, not the checks, not the batch's input or output
+  folders, not the user's home.
 
 Without bubblewrap (or where it cannot make namespaces) grading still works
 with the process-level limits alone (see ``limits.py``), and says so once.
@@ -20,6 +22,7 @@ import sys
 
 MODES = ("auto", "require", "off")
 TMP_BYTES = 64 * 1024 * 1024
+SHM_BYTES = 8 * 1024 * 1024
 # /etc holds what the dynamic loader and Python need; the rest of it (e.g.
 # /etc/shadow, readable by root) stays out.
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group", "nsswitch.conf", "alternatives")
@@ -75,6 +78,15 @@ def command(project: str, exchange: str) -> list[str]:
         "--disable-userns",  # and no way to make new ones inside
         "--cap-drop", "ALL",
         "--new-session",
+        # The zygote is the namespace's process 1, not a child of bubblewrap's
+        # own: a process in the namespace cannot signal its process 1 with
+        # anything it has no handler for (SIGKILL and SIGSTOP included), so a
+        # submission cannot kill or stop the zygote. With bubblewrap's reaper
+        # as process 1 it could, and the children of the dead zygote went on
+        # answering for a moment while the sandbox was torn down: the points
+        # of an exercise depended on that race (found by
+        # tests/attacks/ex0_weighted_sum__kill_all.py and kill_zygote.py).
+        "--as-pid-1",
         "--proc", "/proc",
         "--dev", "/dev",
         "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
@@ -83,6 +95,13 @@ def command(project: str, exchange: str) -> list[str]:
     binds = _python_dirs(project) + [grader_dir, os.path.realpath(exchange)]
     for path in sorted(set(binds), key=lambda p: p.count(os.sep)):  # parents before children
         args += ["--ro-bind", path, path]
+    # The root and /dev are tmpfs mounts bubblewrap makes without a size
+    # limit, writable by the sandbox: a submission could fill half the
+    # machine's memory with files there (memory limits do not count tmpfs).
+    # Read-only once everything is mounted; /tmp (and a small /dev/shm) are
+    # the only writable places, each with a cap (found by
+    # tests/attacks/ex0_weighted_sum__fill_tmpfs.py).
+    args += ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/"]
     args += [
         "--clearenv",
         "--setenv", "PATH", "/usr/bin:/bin",

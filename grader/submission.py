@@ -1,8 +1,9 @@
 """Reading a submission folder, without running or changing anything in it.
 
 Each exercise file is read once, as bytes, by a descriptor opened with
-O_NOFOLLOW; what is wrong with a file (missing, a symlink, too big, not
-UTF-8) becomes that exercise's problem only.
+O_NOFOLLOW; what is wrong with a file (missing, a symlink, a hard link to
+one of the grader's own files, too big, not UTF-8) becomes that exercise's
+problem only.
 """
 import os
 import stat
@@ -41,7 +42,26 @@ class Submission:
         return target
 
 
-def _read(path: str, display: str, exercise_id: str) -> ExerciseFile:
+def teacher_files(folders) -> dict:
+    """Every regular file under ``folders`` (the solutions and the checks):
+    (st_dev, st_ino) -> the paths it has there. A submitted file that is one
+    of them under another path (a hard link, or a folder linked to them) is
+    refused; at its own path it is the teacher grading the reference."""
+    found: dict = {}
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            for name in filenames:
+                path = os.path.abspath(os.path.join(dirpath, name))
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    found.setdefault((info.st_dev, info.st_ino), set()).add(path)
+    return found
+
+
+def _read(path: str, display: str, exercise_id: str, teacher: dict | None = None) -> ExerciseFile:
     f = ExerciseFile(exercise_id, display)
     try:
         info = os.lstat(path)
@@ -69,9 +89,21 @@ def _read(path: str, display: str, exercise_id: str) -> ExerciseFile:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as fh:
+            opened = os.fstat(fh.fileno())
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         f.problem = Text(f"无法读取 {display}：{exc.strerror}", f"cannot read {display}: {exc.strerror}")
+        return f
+    # A hard link to the reference solution reads as the reference itself:
+    # it must not earn its points (found by
+    # tests/attacks/ex0_weighted_sum__hardlink.py). Checked on the file that
+    # was opened, so swapping the file after the lstat above does not help.
+    own_paths = (teacher or {}).get((opened.st_dev, opened.st_ino))
+    if own_paths and os.path.abspath(path) not in own_paths:
+        f.problem = Text(
+            f"{display} 是评分程序自己的文件（参考答案或检查）换了个名字（硬链接），不予评分：请提交你自己写的文件",
+            f"{display} is one of the grader's own files (a solution or a check) under another name (a hard link) and is not graded: submit a file you wrote",
+        )
         return f
     try:
         data.decode("utf-8")
@@ -85,11 +117,12 @@ def _read(path: str, display: str, exercise_id: str) -> ExerciseFile:
     return f
 
 
-def load(root: str, display_root: str | None = None) -> Submission:
+def load(root: str, display_root: str | None = None, teacher: dict | None = None) -> Submission:
+    """``teacher``: ``teacher_files()`` of the grader's solutions and checks."""
     display_root = root if display_root is None else display_root
     sub = Submission(root)
     for ex in EXERCISES:
         sub.files[ex.id] = _read(
-            os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id
+            os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id, teacher
         )
     return sub

@@ -1,52 +1,92 @@
 """The attack catalogue: every file in tests/attacks/ replaces one exercise file
 of a correct submission with something malicious or careless, and the real
-command line grades the result.
+command line grades the result, once without the sandbox (``--sandbox off``:
+the process-level protection alone, which must hold where no sandbox can be
+made) and once in it (``--sandbox require``; skipped only where
+``grader.sandbox.available()`` is False). Test ids read
+``[off-ex0_weighted_sum__fork_storm]`` and ``[sandbox-...]``.
 
-A file is named ``EXERCISE__ATTACK.py``; adding one adds a test. For each
-attack the test asserts that
+A file is named ``EXERCISE__ATTACK.py``; adding one adds a test per mode. Each
+grading runs from a fresh copy of the project's ``grader/``, ``checks/`` and
+``solutions/`` (the grader package's parent folder is all an attack can find
+of the project), so that an attack that gets to write there damages a copy,
+never the checkout. For each attack and mode the test asserts that
 
 1. the grader exits 0 and writes its JSON report;
 2. the attacked exercise earns exactly what the file honestly earns: 0 unless
-   ``EXPECTED_POINTS`` says otherwise, with the feedback in ``FEEDBACK``;
+   ``EXPECTED_POINTS`` says otherwise (per mode where the modes differ), with
+   the feedback in ``FEEDBACK``;
 3. every other exercise gets full marks (in the runs listed in ``FULL_RUNS``;
    the others grade only the attacked exercise, to save time);
 4. the submission folder is byte-for-byte unchanged, with no ``__pycache__``;
 5. no process the attack started is left: attack code names its processes
    after a tag (``/proc/PID/comm``, inherited by forks) and puts the tag in
    the environment (inherited by programs it runs), and the test looks for
-   both once the grader has exited.
+   both once the grader has exited;
+6. the project copy's ``grader/``, ``checks/`` and ``solutions/`` are
+   unchanged (hashed before and after);
+7. no line of a hidden check or of a solution region (20 characters or more)
+   appears in the report on stdout or in results.json.
 
-Attack files may contain two placeholders the test fills in: ``__ATTACK_TAG__``
-(a unique 15-character tag) and ``__ATTACK_DIR__`` (a folder outside the
-submission where an attack leaves markers for the test).
+Some attacks only the sandbox can stop: a process of the grader's user can
+read the solutions by their path, signal the grader, use the network, write
+the grader's and the submission's folders. They are listed in
+``SANDBOX_ONLY`` with the reason; with ``--sandbox off`` the test asserts
+what that mode does guarantee (and that the attack did run, so that the
+sandbox run's negative result means something).
+
+Attack files may contain placeholders the test fills in: ``__ATTACK_TAG__``
+(a unique 15-character tag), ``__ATTACK_DIR__`` (a folder outside the
+submission where an attack leaves markers for the test: writable without the
+sandbox, out of sight in it) and ``__ATTACK_PORT__`` (a port on 127.0.0.1
+where the test listens).
 
 The gradings run three at a time in the background (most of their time is
 spent importing torch or waiting out a time limit); each test waits for its
 own. ``-k ATTACK`` grades only that attack.
 """
+import base64
+import compileall
 import concurrent.futures
+import glob
 import hashlib
 import json
 import os
 import re
 import secrets
+import shutil
 import signal
+import socket
 import stat
+import subprocess
+import sys
+import threading
 import time
+import zlib
 from dataclasses import dataclass
 
 import pytest
 
-from conftest import SOLUTIONS, grade_cli, make_submission, points_by_exercise
+from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
+from grader import sandbox as sandbox_mod
+from grader import submission as submission_mod
 from grader.exercises import IDS
 from grader.limits import become_subreaper
+from grader.redact import MARK
+from grader.stubs import solution_regions
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")
 ATTACKS = sorted(name[: -len(".py")] for name in os.listdir(ATTACKS_DIR) if name.endswith(".py") and "__" in name)
 
+MODES = ("off", "sandbox")
+MODE_OPTIONS = {"off": ("--sandbox", "off"), "sandbox": ("--sandbox", "require")}
+SANDBOX = sandbox_mod.available()
+NO_SANDBOX = "no sandbox can be made here (bubblewrap and user namespaces); CI installs bubblewrap"
+
 FULL = "full"
 # What the attacked exercise earns when the file is honest apart from the
-# attack (FULL: all its points). Every attack not listed here earns 0.
+# attack (FULL: all its points); a dict where the two modes differ. Every
+# attack not listed here earns 0.
 EXPECTED_POINTS = {
     "ex0_weighted_sum__slow_import": FULL,
     "ex0_weighted_sum__utf8_bom": FULL,
@@ -55,20 +95,33 @@ EXPECTED_POINTS = {
     "ex0_weighted_sum__double_fork_daemon": FULL,
     "ex0_weighted_sum__fork_storm": FULL,
     "ex0_weighted_sum__fork_chain": FULL,
-    "ex0_weighted_sum__kill_zygote": FULL,
+    "ex0_weighted_sum__thread_storm": FULL,
+    "ex0_weighted_sum__write_other_exercises": FULL,
     "ex3_scaling__double_fork_daemon": FULL,
+    # Without the sandbox the child outlives the zygote it killed (it is
+    # re-parented to the grader) and answers; in the sandbox the zygote is the
+    # namespace's process 1, which nothing inside can kill.
+    "ex0_weighted_sum__kill_zygote": FULL,
     "ex3_scaling__kill_zygote": FULL,
+    "ex0_weighted_sum__kill_parent": FULL,  # --sandbox off: the grader is killed (SANDBOX_ONLY)
+    "ex0_weighted_sum__kill_parent_group": FULL,  # likewise
+    "ex0_weighted_sum__kill_all": FULL,  # never run with --sandbox off
+    # SANDBOX_ONLY: without the sandbox these cheat successfully.
+    "ex0_weighted_sum__solutions_walk": {"off": FULL, "sandbox": 0},
+    "ex0_weighted_sum__network": {"off": FULL, "sandbox": 0},
 }
 
 # Text every check of the attacked exercise must show when it scores 0 (a
-# tuple: one of these). "{file}" is the exercise file as the student named
-# it, "{line}" the line of the attack file that holds "SYNTAX ERROR HERE".
+# tuple: one of these; a dict: per mode). "{file}" is the exercise file as
+# the student named it, "{line}" the line of the attack file that holds
+# "SYNTAX ERROR HERE".
 _GOT = ["得到 / got", "期望 / expected"]  # a wrong answer reached the check and was judged
 FEEDBACK = {
     "ex0_weighted_sum__stub": ["尚未完成", "not implemented"],
     "ex0_weighted_sum__syntax_error": ["语法错误", "syntax error in {file}, line {line}", "SyntaxError"],
     "ex0_weighted_sum__not_utf8": ["UTF-8", "{file}"],
     "ex0_weighted_sum__symlink": ["符号链接", "symbolic link", "{file}"],
+    "ex0_weighted_sum__hardlink": ["硬链接", "hard link", "{file}"],
     "ex0_weighted_sum__import_error": ["importing the file failed", "ModuleNotFoundError", "attention_helpers_nobody_installed", "line 5"],
     "ex0_weighted_sum__import_solutions": ["ModuleNotFoundError", "solutions"],
     "ex0_weighted_sum__sys_exit_import": ["importing the file failed", "SystemExit", "exit(0)"],
@@ -95,38 +148,109 @@ FEEDBACK = {
     "ex0_weighted_sum__patch_builtins_pytest": _GOT,
     "ex0_weighted_sum__fake_stdout": _GOT,
     "ex0_weighted_sum__fake_results_json": _GOT,
+    "ex0_weighted_sum__kill_grader": _GOT,
+    "ex0_weighted_sum__kill_group": ["the process ended unexpectedly"],
+    "ex0_weighted_sum__solutions_walk": {"sandbox": ["RuntimeError", "no solution file found"]},
+    "ex0_weighted_sum__hidden_checks_print": {
+        "off": ["your code raised RuntimeError", "redacted: text of a hidden check"],
+        "sandbox": ["your code raised RuntimeError", "no hidden check found to quote"],
+    },
+    "ex0_weighted_sum__hidden_checks_encoded": {
+        "off": [("LEAK:", "得到 / got")],
+        "sandbox": [("nothing to leak", "得到 / got")],
+    },
+    "ex0_weighted_sum__network": {"sandbox": _GOT},
+    "ex0_weighted_sum__write_grader_folders": _GOT,
+    "ex0_weighted_sum__hardlink_runtime": _GOT,
+    "ex0_weighted_sum__fill_tmpfs": ["your code raised RuntimeError", "bytes written in all"],
 }
 
 # Graded in full, to show that the attack costs no other exercise a point;
 # every other attack is graded with --only its exercise.
 FULL_RUNS = {
     "ex0_weighted_sum__kill_zygote",
+    "ex0_weighted_sum__kill_parent",
+    "ex0_weighted_sum__kill_parent_group",
+    "ex0_weighted_sum__kill_all",
     "ex0_weighted_sum__double_fork_daemon",
     "ex0_weighted_sum__fork_storm",
     "ex0_weighted_sum__fake_results_json",
     "ex0_weighted_sum__patch_torch",
     "ex0_weighted_sum__huge_output",
+    "ex0_weighted_sum__write_other_exercises",
     "ex3_scaling__double_fork_daemon",
     "ex3_scaling__kill_zygote",
 }
 
-# The exercise file is replaced by a symlink to the reference solution.
+# Attacks that only the sandbox stops, and why. Without it the child runs as
+# the grader's user, with the grader's view of the machine; the test then
+# asserts what --sandbox off does guarantee, and that the attack did what it
+# says (so that its failure in the sandbox is the sandbox's doing).
+SANDBOX_ONLY = {
+    "ex0_weighted_sum__solutions_walk": "reads solutions/ by its path (found by walking the file system) and earns full marks",
+    "ex0_weighted_sum__hidden_checks_encoded": "reads the hidden checks and carries them out encoded (in an exception message, and as the numbers it returns), past the line-by-line redaction",
+    "ex0_weighted_sum__network": "connects to the grader's loopback (and anywhere else the machine can reach) and earns full marks",
+    "ex0_weighted_sum__kill_parent": "the child, re-parented to the grader once the zygote is dead, SIGKILLs the grader: no report",
+    "ex0_weighted_sum__kill_grader": "finds the grader in /proc and SIGKILLs it: no report",
+    "ex0_weighted_sum__kill_parent_group": "SIGKILLs the zygote's process group, which is the grader's: no report",
+    "ex0_weighted_sum__kill_all": "kill(-1, SIGKILL) as the grader's user (root here) kills every process on the machine: never run without the sandbox",
+    "ex0_weighted_sum__write_grader_folders": "rewrites the grader's checks, solutions and code, which the next grading would use",
+    "ex0_weighted_sum__hardlink_runtime": "replaces the submission's files with hard links to the solutions (the grader refuses them when it reads the folder again)",
+    "ex0_weighted_sum__fill_tmpfs": "nothing caps what a child writes in all but the disk (16 MB a file); the attack writes only into its private copy there",
+}
+# --sandbox off: the attack kills the grading process itself, so there is no
+# report; the test asserts that nothing outside the output folder changed and
+# that no process is left.
+GRADER_KILLED_OFF = {"ex0_weighted_sum__kill_parent", "ex0_weighted_sum__kill_grader", "ex0_weighted_sum__kill_parent_group"}
+# --sandbox off: never run.
+NOT_WITHOUT_SANDBOX = {"ex0_weighted_sum__kill_all"}
+# --sandbox off: the attack writes there, and the test checks what it wrote.
+PROJECT_WRITTEN_OFF = {"ex0_weighted_sum__write_grader_folders"}
+SUBMISSION_WRITTEN_OFF = {"ex0_weighted_sum__hardlink_runtime"}
+
+# The exercise file is replaced by a symlink / a hard link to the reference solution.
 SYMLINKED = {"ex0_weighted_sum__symlink"}
+HARDLINKED = {"ex0_weighted_sum__hardlink"}
 
 # Started first: they wait out time limits.
-SLOW = ["ex0_weighted_sum__sigterm_loop", "ex0_weighted_sum__endless_import", "ex0_weighted_sum__kill_zygote", "ex0_weighted_sum__slow_import"]
+SLOW = ["ex0_weighted_sum__sigterm_loop", "ex0_weighted_sum__endless_import", "ex0_weighted_sum__kill_zygote", "ex0_weighted_sum__slow_import", "ex0_weighted_sum__solutions_walk"]
 
 TAG_ENV = b"ATTACK_TAG="
-
-# The core grader: process-level protection only (time, memory, output,
-# process groups, a subreaper), which must hold where no sandbox can be made.
-# Several attacks here (markers written outside the submission, reading the
-# zygote's /proc entries) assume it; the bubblewrap sandbox is a layer on top.
-GRADER_OPTIONS = ("--sandbox", "off")
+PROJECT_PARTS = ("grader", "checks", "solutions")
 
 
 def exercise_of(attack: str) -> str:
     return attack.split("__", 1)[0]
+
+
+def expected_points(attack: str, mode: str):
+    want = EXPECTED_POINTS.get(attack, 0)
+    return want[mode] if isinstance(want, dict) else want
+
+
+def feedback_words(attack: str, mode: str) -> list:
+    words = FEEDBACK.get(attack, [])
+    return words.get(mode, []) if isinstance(words, dict) else words
+
+
+def _skip_reason(mode: str, attack: str | None = None) -> str | None:
+    if mode == "sandbox" and not SANDBOX:
+        return NO_SANDBOX
+    if mode == "off" and attack in NOT_WITHOUT_SANDBOX:
+        return "--sandbox off: " + SANDBOX_ONLY[attack]
+    return None
+
+
+def mode_params(attacks=None) -> list:
+    """pytest params (mode, attack) or (mode,), with ids like ``off-ATTACK``."""
+    out = []
+    for attack in attacks if attacks is not None else [None]:
+        for mode in MODES:
+            reason = _skip_reason(mode, attack)
+            marks = [pytest.mark.skip(reason=reason)] if reason else []
+            values = (mode,) if attack is None else (mode, attack)
+            out.append(pytest.param(*values, id=mode if attack is None else f"{mode}-{attack}", marks=marks))
+    return out
 
 
 # --- what a run leaves behind ------------------------------------------------
@@ -211,103 +335,246 @@ def wait_for_none(tag: str, seconds: float = 3.0) -> list[int]:
         time.sleep(0.1)
 
 
+# --- secrets -------------------------------------------------------------------
+
+
+def _squeeze(text: str) -> str:
+    """Without any white space: the terminal report wraps and indents lines."""
+    return re.sub(r"\s+", "", text)
+
+
+def _secret_lines() -> list[str]:
+    """Every line of 20 characters or more of a hidden check or of a
+    solution region, squeezed."""
+    lines = set()
+    for path in glob.glob(os.path.join(ROOT, "checks", "hidden", "*.py")):
+        with open(path, encoding="utf-8") as f:
+            lines |= {line.strip() for line in f}
+    for path in glob.glob(os.path.join(SOLUTIONS, "*.py")):
+        with open(path, encoding="utf-8") as f:
+            for region in solution_regions(f.read()):
+                lines |= {line.strip() for line in region.splitlines()}
+    return sorted({_squeeze(line) for line in lines if len(line) >= 20})
+
+
+SECRET_LINES = _secret_lines()
+
+
+def _strings(obj) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for k, v in obj.items() for s in _strings(k) + _strings(v)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _strings(v)]
+    return []
+
+
+def leaked_lines(text: str) -> list[str]:
+    squeezed = _squeeze(text)
+    return [line for line in SECRET_LINES if line in squeezed]
+
+
 # --- grading the attacks -----------------------------------------------------
 
 
 @dataclass
 class Outcome:
+    mode: str
+    tag: str
     folder: str
     attack_dir: str
+    project: str
     json_path: str
-    results: dict
+    returncode: int
+    results: dict | None
     stdout: str
+    stderr: str
     seconds: float
-    changed: bool
     before: dict
     after: dict
+    project_before: dict
+    project_after: dict
     survivors: list
     report_after_cleanup: dict | None  # the JSON file read again once the attack's processes had their chance
 
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
 
-def attack_source(attack: str, tag: str, attack_dir: str) -> bytes:
+    @property
+    def project_changed(self) -> list[str]:
+        keys = set(self.project_before) | set(self.project_after)
+        return sorted(k for k in keys if self.project_before.get(k) != self.project_after.get(k))
+
+
+def attack_source(attack: str, tag: str, attack_dir: str, port: int) -> bytes:
     with open(os.path.join(ATTACKS_DIR, attack + ".py"), "rb") as f:
         source = f.read()
-    return source.replace(b"__ATTACK_TAG__", tag.encode()).replace(b"__ATTACK_DIR__", attack_dir.encode())
+    return source.replace(b"__ATTACK_TAG__", tag.encode()).replace(b"__ATTACK_DIR__", attack_dir.encode()).replace(b"__ATTACK_PORT__", str(port).encode())
 
 
-def run_attack(attack: str, root: str) -> Outcome:
+def project_template(dest: str) -> str:
+    """The parts of the project grading uses, copied once, with their byte
+    code compiled afresh (each grading then starts from a copy of this)."""
+    for part in PROJECT_PARTS:
+        shutil.copytree(os.path.join(ROOT, part), os.path.join(dest, part), ignore=shutil.ignore_patterns("__pycache__"))
+    compileall.compile_dir(dest, quiet=2)
+    return dest
+
+
+def copy_project(template: str, dest: str) -> str:
+    """A copy of the template, times kept (so its byte code stays valid). It
+    is graded with PYTHONDONTWRITEBYTECODE: any file that appears in it was
+    written by an attack."""
+    for part in PROJECT_PARTS:
+        shutil.copytree(os.path.join(template, part), os.path.join(dest, part))
+    return dest
+
+
+def run_attack(mode: str, attack: str, root: str, port: int) -> Outcome:
     exercise = exercise_of(attack)
     tag = "atk" + secrets.token_hex(6)  # 15 characters: all that /proc/PID/comm holds
-    attack_dir = os.path.join(root, attack)
+    attack_dir = os.path.join(root, mode, attack)
     os.makedirs(attack_dir)
-    folder = make_submission(os.path.join(attack_dir, "submission"))
+    project = copy_project(os.path.join(root, "template"), os.path.join(attack_dir, "project"))
+    solution = os.path.join(project, "solutions", exercise + ".py")
+    folder = make_submission(os.path.join(attack_dir, "submission"), base=os.path.join(project, "solutions"))
     target = os.path.join(folder, exercise + ".py")
     os.remove(target)
     if attack in SYMLINKED:
-        os.symlink(os.path.join(SOLUTIONS, exercise + ".py"), target)
+        os.symlink(solution, target)
+    elif attack in HARDLINKED:
+        os.link(solution, target)
     else:
         with open(target, "wb") as f:
-            f.write(attack_source(attack, tag, attack_dir))
-    before = snapshot(folder)
-    extra = GRADER_OPTIONS + (() if attack in FULL_RUNS else ("--only", exercise))
+            f.write(attack_source(attack, tag, attack_dir, port))
+    before, project_before = snapshot(folder), snapshot(project)
+    json_path = folder + "-results.json"
+    args = ["grade", folder, "--json", json_path, *MODE_OPTIONS[mode]] + ([] if attack in FULL_RUNS else ["--only", exercise])
     start = time.monotonic()
     try:
-        results, proc = grade_cli(folder, *extra)
+        # A session of its own: an attack that signals the grader's process
+        # group reaches the grader, never this test run.
+        proc = subprocess.run(
+            [sys.executable, "-m", "grader", *args],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1"},
+            start_new_session=True,
+        )
+        results = json.loads(_read(json_path)) if os.path.exists(json_path) else None
     finally:
         survivors = wait_for_none(tag)
         kill_and_reap(survivors)
-    json_path = folder + "-results.json"
-    after = snapshot(folder)
+    seconds = time.monotonic() - start
     try:
         report_after_cleanup = json.loads(_read(json_path))
     except ValueError:
         report_after_cleanup = None
     return Outcome(
-        folder, attack_dir, json_path, results, proc.stdout, time.monotonic() - start, before != after, before, after,
-        survivors, report_after_cleanup,
+        mode, tag, folder, attack_dir, project, json_path, proc.returncode, results, proc.stdout, proc.stderr, seconds,
+        before, snapshot(folder), project_before, snapshot(project), survivors, report_after_cleanup,
     )
+
+
+class Listener:
+    """A TCP port on the loopback that records the first line each
+    connection sends (attacks send their tag)."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.heard: list[str] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(2)
+                try:
+                    self.heard.append(conn.recv(64).decode(errors="replace").strip())
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 @pytest.fixture(scope="module")
 def outcomes(full_marks, tmp_path_factory, request):
-    """Start the gradings of the attacks the selected tests name, in the
-    background; ``outcomes(attack)`` waits for one (and starts it first if no
-    parametrized test named it). Attacks on exercises that have no checks are
-    never run."""
+    """Start the gradings of the (mode, attack) pairs the selected tests
+    name, in the background; ``outcomes(mode, attack)`` waits for one (and
+    starts it first if no parametrized test named it). Attacks on exercises
+    that have no checks are never run."""
     become_subreaper()  # orphans of a grader that exits come to us, not to init
     me = os.getpid()
     children_before = children_of(me)
     root = str(tmp_path_factory.mktemp("attacks"))
-    selected = {
-        item.callspec.params["attack"]
-        for item in request.session.items
-        if item.module is request.module and "attack" in getattr(getattr(item, "callspec", None), "params", {})
-    }
-    runnable = [a for a in ATTACKS if full_marks[exercise_of(a)] > 0]
-    order = [a for a in SLOW if a in selected] + [a for a in ATTACKS if a in selected and a not in SLOW]
+    project_template(os.path.join(root, "template"))
+    listener = Listener()
+    selected = set()
+    for item in request.session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.module is request.module and "attack" in params and item.get_closest_marker("skip") is None:
+            selected.add((params["mode"], params["attack"]))
+    runnable = {a for a in ATTACKS if full_marks[exercise_of(a)] > 0}
+    order = [(m, a) for a in SLOW for m in MODES if (m, a) in selected]
+    order += [(m, a) for a in ATTACKS for m in MODES if (m, a) in selected and a not in SLOW]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=3)
-    futures = {a: pool.submit(run_attack, a, root) for a in order if a in runnable}
+    futures = {key: pool.submit(run_attack, *key, root, listener.port) for key in order if key[1] in runnable}
 
-    def get(attack: str) -> Outcome:
+    def get(mode: str, attack: str) -> Outcome:
         if attack not in runnable:
             pytest.skip(f"{exercise_of(attack)} has no checks yet, so the attack is never run")
-        if attack not in futures:
-            futures[attack] = pool.submit(run_attack, attack, root)
-        return futures[attack].result()
+        reason = _skip_reason(mode, attack)
+        if reason:
+            pytest.skip(reason)
+        if (mode, attack) not in futures:
+            futures[mode, attack] = pool.submit(run_attack, mode, attack, root, listener.port)
+        return futures[mode, attack].result()
 
-    get.futures, get.children_before = futures, children_before
+    get.futures, get.children_before, get.listener = futures, children_before, listener
     yield get
     pool.shutdown(wait=True, cancel_futures=True)
+    listener.close()
 
 
-@pytest.mark.parametrize("attack", ATTACKS)
-def test_attack(attack, outcomes, full_marks):
+@pytest.mark.parametrize(("mode", "attack"), mode_params(ATTACKS))
+def test_attack(mode, attack, outcomes, full_marks):
     exercise = exercise_of(attack)
-    out = outcomes(attack)
+    out = outcomes(mode, attack)
+    written_off = mode == "off" and (attack in PROJECT_WRITTEN_OFF or attack in SUBMISSION_WRITTEN_OFF)
+
+    # (4) the submission folder and (6) the project's folders are untouched,
+    # and (5) nothing the attack started is still running
+    if not (mode == "off" and attack in SUBMISSION_WRITTEN_OFF):  # checked by its own test
+        assert not out.changed, f"submission folder changed:\nbefore {out.before}\nafter  {out.after}"
+    assert not any("__pycache__" in path for path in out.after)
+    if not (mode == "off" and attack in PROJECT_WRITTEN_OFF):  # checked by its own test
+        assert not out.project_changed, f"the grader's folders changed: {out.project_changed}"
+    assert not out.survivors, f"processes left behind: {out.survivors}"
+
+    if mode == "off" and attack in GRADER_KILLED_OFF:
+        # SANDBOX_ONLY: the attack killed the grader (which shows it ran);
+        # nothing above may have changed all the same.
+        assert out.returncode == -signal.SIGKILL, (out.returncode, out.stdout, out.stderr)
+        assert out.results is None
+        return
+
+    # (1) the grader finished and wrote its report
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.results is not None
     points = points_by_exercise(out.results)
 
     # (2) the attacked exercise earns what it honestly earns, and says why not more
-    want = EXPECTED_POINTS.get(attack, 0)
+    want = expected_points(attack, mode)
     want = full_marks[exercise] if want == FULL else want
     assert points[exercise] == want, _summary(out, exercise)
     tests = [t for t in out.results["tests"] if t["tags"][0] == exercise]
@@ -316,7 +583,7 @@ def test_attack(attack, outcomes, full_marks):
         fill = {"file": os.path.join(out.folder, exercise + ".py"), "line": _syntax_error_line(attack)}
         for t in tests:
             assert t["status"] == "failed"
-            for word in FEEDBACK.get(attack, []):
+            for word in feedback_words(attack, mode):
                 options = [w.format(**fill) for w in (word if isinstance(word, tuple) else (word,))]
                 assert any(w in t["output"] for w in options), f"{t['name']}: {options!r} not in feedback:\n{t['output']}"
 
@@ -328,15 +595,12 @@ def test_attack(attack, outcomes, full_marks):
     else:
         assert {t["tags"][0] for t in out.results["tests"]} == {exercise}
 
-    # (4) the submission folder is untouched
-    assert not out.changed, f"submission folder changed:\nbefore {out.before}\nafter  {out.after}"
-    assert not any("__pycache__" in path for path in out.after)
-
-    # (5) nothing the attack started is still running
-    assert not out.survivors, f"processes left behind: {out.survivors}"
+    # (7) no text of a hidden check or a solution in the report
+    assert not leaked_lines("\n".join(_strings(out.results))), leaked_lines("\n".join(_strings(out.results)))
+    assert not leaked_lines(out.stdout + out.stderr), leaked_lines(out.stdout + out.stderr)
 
     # the report on disk is still the grader's once the attack's processes had their chance
-    assert out.report_after_cleanup == out.results
+    assert out.report_after_cleanup == out.results or written_off
 
 
 def _syntax_error_line(attack: str) -> int:
@@ -351,14 +615,25 @@ def _summary(out: Outcome, exercise: str) -> str:
     return "\n".join(f"{t['name']}: {t['score']}/{t['max_score']}\n{t['output']}" for t in out.results["tests"] if t["tags"][0] == exercise)
 
 
+def test_catalogue_is_complete():
+    """The lists above name only attacks that exist, and every SANDBOX_ONLY
+    special case says why."""
+    named = set(EXPECTED_POINTS) | set(FEEDBACK) | FULL_RUNS | set(SANDBOX_ONLY) | SYMLINKED | HARDLINKED | set(SLOW)
+    named |= GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF
+    assert named <= set(ATTACKS), named - set(ATTACKS)
+    assert GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF <= set(SANDBOX_ONLY)
+    assert len(ATTACKS) >= 30
+
+
 # --- what particular attacks must not achieve ---------------------------------
 
 
-def test_printed_fakes_stay_in_their_box(outcomes):
+@pytest.mark.parametrize("mode", mode_params())
+def test_printed_fakes_stay_in_their_box(outcomes, mode):
     """A child's prints are shown indented under "your code printed", with
     terminal control characters made harmless: the one real total line stays
     the only one, and nothing can repaint it."""
-    out = outcomes("ex0_weighted_sum__fake_stdout")
+    out = outcomes(mode, "ex0_weighted_sum__fake_stdout")
     assert "\x1b" not in out.stdout and "\x9b" not in out.stdout
     totals = [line for line in out.stdout.splitlines() if line.startswith("总分 / total")]
     max_score = sum(t["max_score"] for t in out.results["tests"])
@@ -367,27 +642,190 @@ def test_printed_fakes_stay_in_their_box(outcomes):
     assert out.results["score"] == 0
 
 
-def test_fake_results_json_loses(outcomes):
-    out = outcomes("ex0_weighted_sum__fake_results_json")
+@pytest.mark.parametrize("mode", mode_params())
+def test_fake_results_json_loses(outcomes, mode):
+    out = outcomes(mode, "ex0_weighted_sum__fake_results_json")
     assert out.report_after_cleanup == out.results
     assert points_by_exercise(out.results)["ex0_weighted_sum"] == 0
-    with open(os.path.join(out.attack_dir, "results.json")) as f:  # the fake beside the submission was written...
-        assert '"score": 100.0' in f.read()  # ...and is nobody's report
-    with open(os.path.join(out.attack_dir, "child-cwd.txt")) as f:
-        assert not os.path.exists(f.read()), "the child's private copy of the submission was not removed"
+    fake, cwd_record = os.path.join(out.attack_dir, "results.json"), os.path.join(out.attack_dir, "child-cwd.txt")
+    if mode == "off":
+        with open(fake) as f:  # the fake beside the submission was written...
+            assert '"score": 100.0' in f.read()  # ...and is nobody's report
+        with open(cwd_record) as f:
+            assert not os.path.exists(f.read()), "the child's private copy of the submission was not removed"
+    else:
+        # The sandbox's promise: nothing outside its /tmp can be written.
+        assert not os.path.exists(fake) and not os.path.exists(cwd_record)
 
 
-@pytest.mark.parametrize("attack", ["ex0_weighted_sum__pickle_payload", "ex0_weighted_sum__return_pickle_dict"])
-def test_pickle_payloads_never_run(outcomes, attack):
-    out = outcomes(attack)
+@pytest.mark.parametrize(("mode", "attack"), mode_params(["ex0_weighted_sum__pickle_payload", "ex0_weighted_sum__return_pickle_dict"]))
+def test_pickle_payloads_never_run(outcomes, mode, attack):
+    """The payload would run in the grading process (outside any sandbox)
+    and leave a marker in the test's folder."""
+    out = outcomes(mode, attack)
     assert not [name for name in os.listdir(out.attack_dir) if name.startswith("pwned")]
 
 
-def test_feedback_stays_short(outcomes):
+@pytest.mark.parametrize("mode", mode_params())
+def test_feedback_stays_short(outcomes, mode):
     """A child decides what its error says; the grader trims it."""
-    out = outcomes("ex0_weighted_sum__huge_exception")
+    out = outcomes(mode, "ex0_weighted_sum__huge_exception")
     assert all(len(t["output"]) < 5000 for t in out.results["tests"]), [len(t["output"]) for t in out.results["tests"]]
     assert len(_read(out.json_path)) < 100_000
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_hidden_checks_are_redacted(outcomes, mode):
+    """Printed or raised, the hidden checks never reach the report (test_attack
+    looks for every line); without the sandbox the attack read them, and the
+    redaction mark stands where they were. In the sandbox the child's
+    unflushed print of what it found (nothing) still reaches the report."""
+    out = outcomes(mode, "ex0_weighted_sum__hidden_checks_print")
+    if mode == "off":
+        assert _squeeze(MARK) in _squeeze(out.stdout)  # what it printed, redacted
+        assert all(MARK in t["output"] for t in out.results["tests"])  # what it raised, redacted
+    else:
+        assert "nohiddenchecksreadableunder" in _squeeze(out.stdout), out.stdout
+        assert MARK not in out.stdout
+
+
+def _decoded_leaks(text: str) -> list[bytes]:
+    out = []
+    for token in re.findall(r"LEAK:([A-Za-z0-9+/=]+)", text):
+        try:
+            out.append(zlib.decompress(base64.b64decode(token)))
+        except (ValueError, zlib.error):
+            out.append(b"")
+    return out
+
+
+def _returned_bytes(feedback: str) -> list[bytes]:
+    """The numbers of each "got" in a check's feedback, as bytes."""
+    out = []
+    for got in re.findall(r"得到 / got:(.*?)期望 / expected:", feedback, flags=re.S):
+        numbers = [float(n) for n in re.findall(r"-?\d+\.\d+", got)]
+        out.append(bytes(int(n) % 256 for n in numbers))
+    return out
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_encoded_hidden_checks(outcomes, mode):
+    """SANDBOX_ONLY: without the sandbox a child carries out what it can read
+    in any encoding it likes, raised or returned (this shows the attack
+    works); in the sandbox there is nothing to read."""
+    out = outcomes(mode, "ex0_weighted_sum__hidden_checks_encoded")
+    report = "\n".join(_strings(out.results)) + out.stdout
+    leaks = _decoded_leaks("\n".join(_strings(out.results)))
+    with open(os.path.join(out.project, "checks", "hidden", "test_ex0_weighted_sum.py"), "rb") as f:
+        secret = f.read()
+    returned = [b for t in out.results["tests"] for b in _returned_bytes(t["output"]) if len(b) >= 8]
+    assert returned  # some calls returned numbers, which the feedback shows
+    if mode == "off":
+        assert secret in leaks
+        assert any(b in secret for b in returned), returned
+    else:
+        assert not leaks and "LEAK:" not in report
+        assert "nothing to leak" in report
+        assert not any(b in secret for b in returned), returned
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_network(outcomes, mode):
+    """Without the sandbox the attack reached the test's port on the loopback;
+    in the sandbox nothing did."""
+    out = outcomes(mode, "ex0_weighted_sum__network")
+    heard = [line for line in outcomes.listener.heard if line == out.tag]
+    if mode == "off":
+        assert heard
+    else:
+        assert not heard, heard
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_grader_out_of_sight(outcomes, mode):
+    """SANDBOX_ONLY: without the sandbox the attack found the grader in /proc
+    and killed it (test_attack); in the sandbox's PID namespace there was no
+    grader to find."""
+    out = outcomes(mode, "ex0_weighted_sum__kill_grader")
+    if mode == "off":
+        assert out.returncode == -signal.SIGKILL
+    else:
+        assert "graderprocessesfound:[]" in _squeeze(out.stdout), out.stdout
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_write_other_exercises(outcomes, mode):
+    """Each exercise imports from a fresh private copy (test_attack checks the
+    other exercises keep full marks). Without the sandbox the attack wrote
+    into its own copy and logged it; in the sandbox it could do neither."""
+    out = outcomes(mode, "ex0_weighted_sum__write_other_exercises")
+    log = os.path.join(out.attack_dir, "write-log.txt")
+    if mode == "off":
+        with open(log) as f:
+            written = f.read().split("\n")
+        assert sum(os.path.basename(p).startswith("ex") for p in written) >= len(IDS) - 1, written
+    else:
+        assert not os.path.exists(log)
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_write_grader_folders(outcomes, mode):
+    """SANDBOX_ONLY: without the sandbox the attack rewrote the (copied)
+    project's checks, solution and grader code; in the sandbox nothing of it
+    changed (test_attack hashes the folders)."""
+    out = outcomes(mode, "ex0_weighted_sum__write_grader_folders")
+    if mode == "off":
+        changed = set(out.project_changed)
+        assert {os.path.join("checks", "conftest.py"), os.path.join("solutions", "ex0_weighted_sum.py"), os.path.join("grader", "plugin.py")} <= changed, changed
+    else:
+        assert not out.project_changed
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_hardlink_runtime(outcomes, mode):
+    """SANDBOX_ONLY: without the sandbox the child replaced the submission's
+    files with hard links to the solutions; the grader refuses every one of
+    them when it reads the folder again, so a regrade earns nothing. In the
+    sandbox the folder is untouched (test_attack)."""
+    out = outcomes(mode, "ex0_weighted_sum__hardlink_runtime")
+    if mode == "sandbox":
+        assert not out.changed
+        return
+    teacher = submission_mod.teacher_files([os.path.join(out.project, "solutions"), os.path.join(out.project, "checks")])
+    sub = submission_mod.load(out.folder, teacher=teacher)
+    for ex in IDS:
+        linked = os.stat(os.path.join(out.folder, ex + ".py"))
+        solution = os.stat(os.path.join(out.project, "solutions", ex + ".py"))
+        assert (linked.st_dev, linked.st_ino) == (solution.st_dev, solution.st_ino), ex  # the attack ran
+        assert sub.files[ex].source is None and "hard link" in sub.files[ex].problem.en, ex
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_memory_file_systems_are_capped(outcomes, mode):
+    """In the sandbox the only writable places are its /tmp and /dev/shm,
+    each with a size cap (the root and /dev are read-only): what the attack
+    wrote in all fits in them. Without the sandbox it wrote its 96 MB into its
+    private copy (which shows it ran)."""
+    out = outcomes(mode, "ex0_weighted_sum__fill_tmpfs")
+    written = {int(n) for n in re.findall(r"(\d+) bytes written in all", "\n".join(_strings(out.results)))}
+    assert len(written) == 1, written
+    if mode == "off":
+        assert written == {96 << 20}
+    else:
+        assert written.pop() <= sandbox_mod.TMP_BYTES + sandbox_mod.SHM_BYTES
+
+
+def test_links_to_the_teachers_files_are_refused(tmp_path):
+    """The grader's own files earn nothing under another name: a hard link in
+    a submission (the attack ex0_weighted_sum__hardlink), or a submission
+    folder that is a symbolic link to solutions/. At their own path they are
+    the teacher grading the reference."""
+    teacher = submission_mod.teacher_files([SOLUTIONS, os.path.join(ROOT, "checks")])
+    assert all(f.source is not None for f in submission_mod.load(SOLUTIONS, teacher=teacher).files.values())
+    linked = tmp_path / "linked"
+    linked.symlink_to(SOLUTIONS, target_is_directory=True)
+    for f in submission_mod.load(str(linked), teacher=teacher).files.values():
+        assert f.source is None and "hard link" in f.problem.en, f
 
 
 def test_no_process_outlives_the_gradings(outcomes):

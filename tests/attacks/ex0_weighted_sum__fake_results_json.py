@@ -8,6 +8,8 @@ grading. Then wrong answers.
 The grader writes its report last, after every process of the submission is
 dead: the report is the real one, 0 points. The child records its working
 directory in the test's folder so the test can check the private copy is gone.
+In the sandbox none of these places can be written (the private copy is
+read-only, the rest is out of sight): no fake, no record.
 """
 import ctypes
 import json
@@ -44,8 +46,11 @@ def _write(path: str) -> None:
         pass
 
 
-with open(os.path.join(ATTACK_DIR, "child-cwd.txt"), "w") as f:
-    f.write(os.getcwd())
+try:
+    with open(os.path.join(ATTACK_DIR, "child-cwd.txt"), "w") as f:
+        f.write(os.getcwd())
+except OSError:
+    pass  # in the sandbox the test's folder is out of sight
 argv = _grader_argv()
 grader_cwd = os.readlink(f"/proc/{os.getppid()}/cwd")
 targets = ["results.json", os.path.join(os.environ.get("HOME", "."), "results.json")]

@@ -7,6 +7,9 @@ starts a new one for the next exercise. The child itself and the daemons are
 re-parented to the grading process (a subreaper), which must kill them. Full
 marks on this exercise (its answers are right), full marks on the others, no
 process left.
+
+In the sandbox the zygote is the PID namespace's process 1, which no process
+inside can kill: the kill does nothing, full marks all the same.
 """
 import ctypes
 import os
