@@ -195,6 +195,16 @@ class Zygotes:
         if self.replaced:
             self.kill_strays()
 
+    def release(self, pid: int) -> None:
+        """Kill child ``pid`` and its orphans without waiting (see Zygote.release)."""
+        self.live.discard(pid)
+        if self.replaced:
+            return self.kill(pid)
+        try:
+            self.current.release(pid)
+        except ZygoteGone:
+            pass
+
     def kill_strays(self) -> None:
         """Once a submission has killed a zygote, its children, and whatever
         they leave behind from then on, are re-parented to this process
@@ -222,6 +232,7 @@ class SubmissionEndpoint(Endpoint):
         self.pid: int | None = None
         self.ready = False
         self.prestarted = self.retried = False
+        self.finished_drains: list[_Drain] = []
         self.drain: _Drain | None = None
         self.next_id = 0
         self.output = ""
@@ -331,15 +342,24 @@ class SubmissionEndpoint(Endpoint):
         self.req_w = self.resp_r = None
         self.ready = False
         if self.pid is not None:
-            self.zygotes.kill(self.pid)
+            self.zygotes.release(self.pid)
             self.pid = None
         if self.drain is not None:
-            self.drain.join(timeout=5)
-            self.output += self.drain.text()
+            # Its output is complete once the child and all it started are
+            # dead; read it in finish(), so nobody waits for the kill now.
+            self.finished_drains.append(self.drain)
             self.drain = None
 
     def close(self) -> None:
         self._stop()
+
+    def finish(self) -> str:
+        """Everything the exercise's children printed (call after the zygote's kill_all)."""
+        for drain in self.finished_drains:
+            drain.join(timeout=5)
+            self.output += drain.text()
+        self.finished_drains.clear()
+        return self.output
 
     # - requests -
     def request(self, request: dict) -> dict:

@@ -98,6 +98,7 @@ class Grader:
         from grader.redact import Redactor
 
         self.redactor = Redactor(checks_dir, solutions_dir)
+        self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
 
     def _reference_factory(self, record_into: dict | None):
         """Reference answers come from ``solutions/`` where it exists (the
@@ -112,7 +113,7 @@ class Grader:
         if record_into is not None:
             return lambda ex: recorded.RecordingReference(ex, path(ex), record_into)
         if os.path.isdir(self.solutions_dir):
-            return lambda ex: ReferenceEndpoint(ex, path(ex))
+            return lambda ex: recorded.MemoReference(ex, path(ex), self.reference_memo)
         book = recorded.load(os.path.join(self.checks_dir, "public", recorded.ANSWERS_FILE))
         return lambda ex: recorded.ReplayReference(ex, book)
 
@@ -172,14 +173,18 @@ class Grader:
         if public_only:
             dirs = [d for d in dirs if os.path.basename(d) == "public"]
         args = dirs + [
-            "-q",
-            "--tb=native",  # results come from the plugin; pytest's own failure report (an AST parse per frame) is never shown
+            # No terminal plugin (below): results come from our plugin, and pytest's
+            # own report, with an AST parse per stack frame for failures, is never made.
             "--assert=plain",  # checks use expect(), so no assertion rewriting (it costs a compile per file)
             "--capture=no",  # output is already redirected; per-test capture files cost time
             # Built-in plugins grading has no use for; each costs start-up time.
             *("-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise"),
             *("-p", "no:logging", "-p", "no:faulthandler", "-p", "no:legacypath", "-p", "no:warnings"),
             *("-p", "no:unraisableexception", "-p", "no:threadexception"),  # each runs gc.collect()
+            *("-p", "no:terminal", "-p", "no:debugging", "-p", "no:setuponly", "-p", "no:setupplan"),
+            *("-p", "no:tmpdir", "-p", "no:monkeypatch", "-p", "no:recwarn", "-p", "no:unittest"),
+            *("-p", "no:python_path", "-p", "no:nose", "-p", "no:pytester", "-p", "no:skipping"),
+            "--noconftest",
             "-p", "no:cacheprovider",
             "-p", "no:randomly",
             "--import-mode=importlib",
@@ -206,12 +211,15 @@ class Grader:
             grade.errors.append(f"pytest exit code {code}\n" + "\n".join(plugin.collect_errors) + log.getvalue()[-4000:])
         order = {ex: i for i, ex in enumerate(IDS)}
         grade.results = sorted(plugin.results, key=lambda r: order[r.exercise])
-        grade.outputs = dict(plugin.outputs)
+        grade.outputs = {ex: text for ex, text in ((ex, ep.finish()) for ex, ep in endpoints.items()) if text.strip()}
         # Feedback quotes what the submission printed and raised: none of it
         # may carry the text of a hidden check or a solution.
+        own = frozenset(
+            line.strip() for f in sub.files.values() if f.source for line in f.source.decode("utf-8", "replace").splitlines()
+        )
         for r in grade.results:
-            r.feedback = self.redactor.clean(r.feedback)
-        grade.outputs = {ex: self.redactor.clean(text) for ex, text in grade.outputs.items()}
+            r.feedback = self.redactor.clean(r.feedback, own)
+        grade.outputs = {ex: self.redactor.clean(text, own) for ex, text in grade.outputs.items()}
         grade.teacher_points = self._teacher_points(only) if (public_only or not os.path.isdir(os.path.join(self.checks_dir, "hidden"))) else {}
         grade.seconds = time.monotonic() - start
         return grade

@@ -82,10 +82,19 @@ class GradingPlugin:
         self.results: list[CheckResult] = []
         self._subs: dict = {}
         self._refs: dict = {}
-        self.outputs: dict = {}  # exercise id -> what its child printed
         self.collect_errors: list[str] = []
 
     # - set-up -
+    @pytest.hookimpl
+    def pytest_addoption(self, parser):
+        # Grading runs without pytest's terminal plugin, which owns --tb. Failures
+        # are reported by this plugin; "native" keeps pytest from building its own
+        # report (an AST parse per stack frame) that nobody reads.
+        try:
+            parser.getgroup("grading").addoption("--tb", dest="tbstyle", default="native")
+        except ValueError:
+            pass  # the terminal plugin is loaded after all: its --tb stands
+
     @pytest.hookimpl
     def pytest_collection_modifyitems(self, session, config, items):
         keep = []
@@ -162,8 +171,6 @@ class GradingPlugin:
         endpoint = self._subs.pop(ex, None)
         if endpoint is not None:
             endpoint.close()
-            if endpoint.output.strip():
-                self.outputs[ex] = endpoint.output
 
     def close(self) -> None:
         for ex in list(self._subs):

@@ -62,6 +62,24 @@ class RecordingReference(ReferenceEndpoint):
         return response
 
 
+class MemoReference(Endpoint):
+    """The real reference, remembering its answers across submissions: a
+    batch asks the same questions of every student, so the reference answers
+    each once per grader process."""
+
+    def __init__(self, exercise_id: str, path: str, memo: dict):
+        self.exercise_id, self.path, self.memo = exercise_id, path, memo
+        self.real: ReferenceEndpoint | None = None
+
+    def request(self, request: dict) -> dict:
+        key = request_key(request)
+        if key not in self.memo:
+            if self.real is None:
+                self.real = ReferenceEndpoint(self.exercise_id, self.path)
+            self.memo[key] = _detached(self.real.request(request))
+        return _detached(self.memo[key])
+
+
 class ReplayReference(Endpoint):
     """Answers from the recorded book; a request not in it is a grader fault."""
 

@@ -9,7 +9,6 @@ replaced. Short lines (``import torch``) are too common to be secrets.
 import glob
 import os
 
-from grader.stubs import solution_regions
 
 MIN_LENGTH = 20  # shorter lines are too common to be a giveaway
 MARK = "[隐去：隐藏检查或参考答案的内容 / redacted: text of a hidden check or a solution]"
@@ -33,14 +32,21 @@ class Redactor:
         for path in glob.glob(os.path.join(checks_dir, "hidden", "*.py")):
             with open(path, encoding="utf-8") as f:
                 self.secrets |= _secret_lines(f.read())
-        for path in glob.glob(os.path.join(solutions_dir, "*.py")):
+        solution_files = glob.glob(os.path.join(solutions_dir, "*.py"))
+        if solution_files:  # the teacher's copy; the student release has none (and no stubs module)
+            from grader.stubs import solution_regions
+        for path in solution_files:
             with open(path, encoding="utf-8") as f:
                 for region in solution_regions(f.read()):
                     self.secrets |= _secret_lines(region)
 
-    def clean(self, text: str) -> str:
-        if not self.secrets or not text:
+    def clean(self, text: str, known: frozenset = frozenset()) -> str:
+        """``known``: lines of the submission's own files. A student whose
+        code has a line the solution also has may see it quoted back (in a
+        traceback, say): it is theirs already."""
+        secrets = self.secrets - known if known else self.secrets
+        if not secrets or not text:
             return text
         lines = text.splitlines()
-        out = [MARK if any(s in line for s in self.secrets) else line for line in lines]
+        out = [MARK if any(s in line for s in secrets) else line for line in lines]
         return "\n".join(out) + ("\n" if text.endswith("\n") else "")

@@ -10,8 +10,10 @@ keeps that clean state for every child it makes.
 It is also a subreaper: anything a child starts and orphans is re-parented to
 the zygote, which kills it when the grader says the exercise is over.
 """
+import gc
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -39,9 +41,28 @@ def _warm_up() -> None:
     torch.save({"a": w.detach()}, __import__("io").BytesIO())
 
 
-def _serve(sock: socket.socket) -> None:
+def _wipe_tmp() -> None:
+    """Empty the sandbox's private /tmp between submissions: one student's
+    code must not leave files there for the next one's (nor fill it for them)."""
+    for name in os.listdir("/tmp"):
+        path = os.path.join("/tmp", name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _serve(sock: socket.socket, sandboxed: bool = False) -> None:
     limits.become_subreaper()
     _warm_up()
+    # Children share the zygote's memory copy-on-write. A garbage collection in
+    # a child walks (and so writes to) every object it can reach, copying the
+    # pages they live on; frozen objects are never walked.
+    gc.collect()
+    gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle
     workers: set[int] = set()  # children the grader still talks to
     while True:
@@ -65,12 +86,21 @@ def _serve(sock: socket.socket) -> None:
                 os.close(fd)
             workers.add(pid)
             sock.sendall(json.dumps({"pid": pid}).encode())
+        elif cmd["cmd"] == "release":
+            # The grader is done with this child: kill it and what it started,
+            # without making the grader wait (it has the next child already).
+            workers.discard(cmd["pid"])
+            limits.kill_group(cmd["pid"])
+            limits.kill_children(keep=frozenset(workers))
         elif cmd["cmd"] == "kill":
             # Kill one child's process group, and every orphan: anything that is
             # our child but not a child the grader still talks to was started
             # by a submission and left behind.
             if cmd.get("pid") is None:
                 workers.clear()
+                if sandboxed:
+                    limits.kill_children()
+                    _wipe_tmp()  # /tmp is the sandbox's own tmpfs, never the machine's
             else:
                 workers.discard(cmd["pid"])
                 limits.kill_group(cmd["pid"])
@@ -109,7 +139,7 @@ class Zygote:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         quiet = subprocess.DEVNULL if prefix else None  # a sandboxed zygote has nothing to tell the user
         popen = subprocess.Popen(
-            list(prefix or []) + [sys.executable, "-m", "grader.zygote", str(child.fileno())],
+            list(prefix or []) + [sys.executable, "-m", "grader.zygote", str(child.fileno())] + (["--sandboxed"] if prefix else []),
             pass_fds=[child.fileno()],
             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
             stdin=subprocess.DEVNULL,
@@ -152,6 +182,14 @@ class Zygote:
         """Kill child ``pid`` with its process group and every orphan."""
         self._ask({"cmd": "kill", "pid": pid})
 
+    def release(self, pid: int) -> None:
+        """Like ``kill``, but without waiting for it: ``kill_all`` at the end of
+        a submission is what guarantees that nothing is left."""
+        try:
+            socket.send_fds(self.sock, [json.dumps({"cmd": "release", "pid": pid}).encode()], [])
+        except OSError as exc:
+            raise ZygoteGone(str(exc)) from None
+
     def kill_all(self) -> None:
         """Kill every child and everything the children started, wherever it went."""
         self._ask({"cmd": "kill", "pid": None})
@@ -178,4 +216,4 @@ class Zygote:
 if __name__ == "__main__":
     import torch  # noqa: F401 - children expect it already imported
 
-    _serve(socket.socket(fileno=int(sys.argv[1])))
+    _serve(socket.socket(fileno=int(sys.argv[1])), sandboxed="--sandboxed" in sys.argv[2:])

@@ -89,6 +89,9 @@ FULL = "full"
 # attack not listed here earns 0.
 EXPECTED_POINTS = {
     "ex0_weighted_sum__slow_import": FULL,
+    # The values it returns are right; the subclass's __eq__ is the cheat, and
+    # it never reaches the grader: the wire carries dtype, shape and bytes only.
+    "ex0_weighted_sum__tensor_subclass_smuggled": FULL,
     "ex0_weighted_sum__utf8_bom": FULL,
     "ex0_weighted_sum__huge_output": FULL,
     "ex0_weighted_sum__subprocess_sleep": FULL,
@@ -137,7 +140,6 @@ FEEDBACK = {
     "ex0_weighted_sum__return_list": ["builtins.list", "not a plain torch.Tensor"],
     "ex0_weighted_sum__return_numpy": ["numpy.ndarray", "not a plain torch.Tensor"],
     "ex0_weighted_sum__return_pickle_dict": ["builtins.dict", "not a plain torch.Tensor"],
-    "ex0_weighted_sum__tensor_subclass_smuggled": ["could not be read safely"],
     "ex0_weighted_sum__pickle_payload": ["could not be read safely"],
     "ex0_weighted_sum__zip_bomb": ["could not be read safely"],
     "ex0_weighted_sum__huge_tensor": ["could not be read safely"],

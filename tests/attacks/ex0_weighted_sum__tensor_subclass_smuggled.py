@@ -1,8 +1,10 @@
-"""Attack: return a tensor subclass and disable the child's filter that would
-have turned it into a type name, so the subclass itself is pickled and sent.
+"""Attack: return a tensor subclass whose __eq__ always says "equal", and
+disable the child's filter that would have turned it into a type name.
 
-The grading process reads answers with torch.load(weights_only=True), which
-refuses to rebuild a class it does not know: 0 points.
+Messages carry a tensor's dtype, shape and bytes, nothing of its class: the
+grading process gets a plain tensor with the values the function computed.
+Those values are right here, so the exercise earns what it honestly earns
+(full marks); the __eq__ override never reaches the grader.
 """
 import sys
 
