@@ -536,6 +536,8 @@ def outcomes(full_marks, tmp_path_factory, request):
         if attack not in runnable:
             pytest.skip(f"{exercise_of(attack)} has no checks yet, so the attack is never run")
         reason = _skip_reason(mode, attack)
+        if reason == NO_SANDBOX and os.environ.get("ATTENTION_CI"):
+            pytest.fail("CI must run the catalogue in the sandbox: " + NO_SANDBOX)
         if reason:
             pytest.skip(reason)
         if (mode, attack) not in futures:

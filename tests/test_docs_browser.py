@@ -12,12 +12,16 @@ import shutil
 import threading
 from pathlib import Path
 
+import os
+
 import pytest
 
 from docs_site import DOCS, ROOT, built_site
 from grader.exercises import IDS
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+if CHROMIUM is None and os.environ.get("ATTENTION_CI"):
+    raise RuntimeError("CI must run the browser test: Debian's chromium is not installed")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 SCREENSHOT = DOCS / "_build" / "screenshots" / "weighted-sum.png"
 
