@@ -8,11 +8,10 @@ screenshot of the weighted-sum page is saved for review in docs/_build/.
 import functools
 import http.server
 import json
+import os
 import shutil
 import threading
 from pathlib import Path
-
-import os
 
 import pytest
 
