@@ -79,7 +79,11 @@ class Grader:
 
         limits_mod.become_subreaper()
         secrets = os.path.isdir(solutions_dir) or os.path.isdir(os.path.join(checks_dir, "hidden"))
-        self.sandboxed = sandbox_mod.choose(sandbox, quiet=not secrets)
+        # "auto" sandboxes where there is something to protect: a student's copy
+        # (no solutions, no hidden checks) grades the student's own code, and is
+        # faster without a second interpreter to start.
+        mode = "off" if sandbox == "auto" and not secrets else sandbox
+        self.sandboxed = sandbox_mod.choose(mode, quiet=not secrets)
         # Private copies of submissions live here; it is the only folder of
         # ours a sandboxed child can see (read-only).
         self.exchange = tempfile.mkdtemp(prefix="attention-grader-")
