@@ -103,6 +103,7 @@ class Grader:
 
         self.redactor = Redactor(checks_dir, solutions_dir)
         self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
+        self.references = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
 
     def _reference_factory(self, record_into: dict | None):
         """Reference answers come from ``solutions/`` where it exists (the
@@ -117,7 +118,12 @@ class Grader:
         if record_into is not None:
             return lambda ex: recorded.RecordingReference(ex, path(ex), record_into)
         if os.path.isdir(self.solutions_dir):
-            return lambda ex: recorded.MemoReference(ex, path(ex), self.reference_memo)
+            if self.references is None:
+                # Read once, and before any submission code has run in this
+                # grader: without a sandbox a submission can write to
+                # solutions/, and must not change the reference it is graded by.
+                self.references = {ex: ReferenceEndpoint(ex, path(ex)) for ex in IDS if os.path.exists(path(ex))}
+            return lambda ex: recorded.MemoReference(self.references[ex], self.reference_memo)
         book = recorded.load(os.path.join(self.checks_dir, "public", recorded.ANSWERS_FILE))
         return lambda ex: recorded.ReplayReference(ex, book)
 
@@ -156,6 +162,7 @@ class Grader:
         zygotes = Zygotes(self.zygote, self.remake)
         order = [ex for ex in IDS if only in (None, ex)]
         endpoints = {ex: SubmissionEndpoint(sub.files[ex], zygotes, self.limits, workdir, sub) for ex in order}
+        make_ref = self._reference_factory(record_into)  # before any submission code runs
         endpoints[order[0]].prestart()
         import pytest  # after the first child has started: its import overlaps ours
 
@@ -170,7 +177,7 @@ class Grader:
 
         plugin = GradingPlugin(
             make_sub=make_sub,
-            make_ref=self._reference_factory(record_into),
+            make_ref=make_ref,
             only=only,
         )
         dirs = self.check_dirs()

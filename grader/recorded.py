@@ -67,15 +67,12 @@ class MemoReference(Endpoint):
     batch asks the same questions of every student, so the reference answers
     each once per grader process."""
 
-    def __init__(self, exercise_id: str, path: str, memo: dict):
-        self.exercise_id, self.path, self.memo = exercise_id, path, memo
-        self.real: ReferenceEndpoint | None = None
+    def __init__(self, real: ReferenceEndpoint, memo: dict):
+        self.real, self.memo = real, memo
 
     def request(self, request: dict) -> dict:
         key = request_key(request)
         if key not in self.memo:
-            if self.real is None:
-                self.real = ReferenceEndpoint(self.exercise_id, self.path)
             self.memo[key] = _detached(self.real.request(request))
         return _detached(self.memo[key])
 
