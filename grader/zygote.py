@@ -13,7 +13,6 @@ the zygote, which kills it when the grader says the exercise is over.
 import gc
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -43,16 +42,31 @@ def _warm_up() -> None:
 
 def _wipe_tmp() -> None:
     """Empty the sandbox's private /tmp between submissions: one student's
-    code must not leave files there for the next one's (nor fill it for them)."""
-    for name in os.listdir("/tmp"):
-        path = os.path.join("/tmp", name)
+    code must not leave files there for the next one's (nor fill it for them).
+
+    Only what lies on /tmp's own tmpfs is removed: the grader's folders that
+    the sandbox binds below /tmp (read-only: the exchange folder, maybe the
+    Python installation) are other file systems, and are not even walked."""
+    tmp_dev = os.stat("/tmp").st_dev
+
+    def wipe(folder: str) -> None:
         try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
+            entries = list(os.scandir(folder))
         except OSError:
-            pass
+            return
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_dev != tmp_dev:
+                    continue  # a mount point: not ours to empty
+                if entry.is_dir(follow_symlinks=False):
+                    wipe(entry.path)
+                    os.rmdir(entry.path)  # fails, harmlessly, where a mount lies below
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
+
+    wipe("/tmp")
 
 
 def _serve(sock: socket.socket, sandboxed: bool = False) -> None:
