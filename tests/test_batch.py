@@ -206,6 +206,18 @@ def test_gradebook_and_nbgrader_export(examples, tmp_path):
     cells = dict(con.execute("select base_cell.name, grade_cells.max_score from grade_cells join base_cell on base_cell.id = grade_cells.id").fetchall())
     con.close()
     assert cells == maxima(results_of(out, "anna"))
+    path_env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+    # The database is stamped with the head of nbgrader's migrations, as
+    # nbgrader itself finds it (the batch reads it in-process instead).
+    con = sqlite3.connect(os.path.join(out, "gradebook.db"))
+    (stamp,) = con.execute("select version_num from alembic_version").fetchone()
+    con.close()
+    head = subprocess.run(
+        [sys.executable, "-c", "import nbgrader.api; print(nbgrader.api.get_alembic_version())"],
+        capture_output=True, text=True, timeout=300, env=path_env, cwd=tmp_path,
+    )
+    assert head.returncode == 0, head.stderr
+    assert stamp == head.stdout.strip()
     # nbgrader's own command line reads it: every student, with their total.
     exported = tmp_path / "export.csv"
     proc = subprocess.run(
@@ -214,7 +226,7 @@ def test_gradebook_and_nbgrader_export(examples, tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")},
+        env=path_env,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with open(exported, encoding="utf-8", newline="") as f:
