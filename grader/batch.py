@@ -105,33 +105,37 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str) ->
     grader = None
     try:
         try:
-            from grader.grading import Grader
+            from grader.grading import Grader, Job
 
             grader = Grader() if sandbox is None else Grader(sandbox=sandbox)
         except Exception:  # noqa: BLE001 - reported, and this worker stops
             conn.send(("fatal", traceback.format_exc(limit=5)))
             return
-        while not interrupted:
-            task = conn.recv()
-            if task is None:
-                break
-            student_id, folder, display = task
-            start = time.monotonic()
-            try:
-                grade = grader.grade(folder, display_root=display)
-                payload = {
-                    "results": report.results_json(grade),
-                    "markdown": report.markdown(grade),
-                    "points": {ex: grade.exercise_points(ex) for ex in IDS},
-                    "errors": list(grade.errors),
-                    "seconds": time.monotonic() - start,
-                }
-                msg = ("done", student_id, payload)
-            except Exception:  # noqa: BLE001 - the grader failed on this student: say so, go on
-                msg = ("error", student_id, traceback.format_exc(limit=5))
+        def students():
+            while not interrupted:
+                task = conn.recv()
+                if task is None:
+                    return
+                student_id, folder, display = task
+                yield Job(folder, display, key=student_id)
+
+        def send(job, grade) -> None:
             if interrupted:
-                break
-            conn.send(msg)
+                raise KeyboardInterrupt
+            if isinstance(grade, BaseException):  # the grader failed on this student: say so, go on
+                conn.send(("error", job.key, "".join(traceback.format_exception(grade, limit=5))))
+                return
+            payload = {
+                "results": report.results_json(grade),
+                "markdown": report.markdown(grade),
+                "points": {ex: grade.exercise_points(ex) for ex in IDS},
+                "errors": list(grade.errors),
+                "seconds": grade.seconds,
+            }
+            conn.send(("done", job.key, payload))
+
+        # One pytest session for every student this worker grades.
+        grader.grade_each(students(), send)
     except (KeyboardInterrupt, EOFError, OSError):
         pass
     finally:

@@ -83,6 +83,9 @@ def _grade(parser, args) -> int:
         return _usage_error(parser, str(exc))
     try:
         grade = grader.grade(os.path.abspath(args.path), only=args.only, display_root=args.path)
+    except KeyboardInterrupt:
+        print("已中断 / interrupted", file=sys.stderr)
+        return 130
     finally:
         grader.close()
     sys.stdout.write(report.terminal(grade))

@@ -150,36 +150,73 @@ class Grader:
         public_only: bool = False,
         record_into: dict | None = None,
     ) -> Grade:
+        """Grade one submission folder."""
+        got: list = []
+        self.grade_each([Job(path, display_root, record_into)], lambda job, grade: got.append(grade), only, public_only)
+        if isinstance(got[0], BaseException):
+            raise got[0]
+        return got[0]
+
+    def grade_each(self, jobs, on_grade, only: str | None = None, public_only: bool = False) -> None:
+        """Grade every ``Job`` that ``jobs`` yields, calling ``on_grade(job,
+        grade)`` as each one ends (``grade`` is an exception if the grader
+        failed on it). ``jobs`` may block: a batch worker hands in students as
+        they come.
+
+        One pytest session serves them all: pytest's start-up and the
+        collection of the checks (a fifth of the grading process's time per
+        submission) happen once. Every submission runs every check anew, its fixtures set up
+        and torn down as in a session of its own. If a session ends early (a
+        fault of the grader), the submission under way gets the error and a
+        new session takes the rest. Ctrl-C raises KeyboardInterrupt here once
+        everything is cleaned up."""
         import torch
 
-        from grader import submission as submission_mod
-        from grader.endpoints import SubmissionEndpoint, Zygotes
-
-        start = time.monotonic()
         torch.set_num_threads(1)  # tiny tensors: threads cost more than they give
-        sub = submission_mod.load(path, display_root, submission_mod.teacher_files([self.solutions_dir, self.checks_dir]))
-        workdir = tempfile.mkdtemp(prefix="sub-", dir=self.exchange)
-        zygotes = Zygotes(self.zygote, self.remake)
-        order = [ex for ex in IDS if only in (None, ex)]
-        endpoints = {ex: SubmissionEndpoint(sub.files[ex], zygotes, self.limits, workdir, sub) for ex in order}
-        make_ref = self._reference_factory(record_into)  # before any submission code runs
-        endpoints[order[0]].prestart()
-        import pytest  # after the first child has started: its import overlaps ours
+        rounds = _Rounds(self, iter(jobs), on_grade, only, public_only)
+        rounds.prime()  # the first submission's first child starts while pytest starts
+        while not rounds.ended or rounds.primed is not None:
+            code, log = self._session(rounds, only, public_only)
+            problem = f"pytest exit code {code}\n{log[-4000:]}"
+            broken = rounds.current or rounds.primed
+            if broken is not None:
+                # The session broke off in the middle of this submission (or before it began).
+                rounds.current = rounds.primed = None
+                broken.abort()
+                if not rounds.interrupted:  # Ctrl-C: not graded, and not the grader's fault either
+                    rounds.report(broken.job, Grade(broken.job.display_root or broken.job.path, errors=[problem]))
+            elif not rounds.started:
+                # pytest stopped before it ran anything (a broken pytest.ini, say):
+                # each submission would meet the same fate, so say so for one and go on.
+                job = rounds.take()
+                if job is not None:
+                    rounds.report(job, Grade(job.display_root or job.path, errors=[problem]))
+            if rounds.interrupted:
+                raise KeyboardInterrupt
+            if rounds.source_error is not None:
+                raise rounds.source_error
+
+    def _forget_other_checks(self) -> None:
+        """pytest names a check module by its path below the rootdir
+        (``public.test_ex0_weighted_sum``) and reuses a module of that name
+        already imported: one from another checks folder (another Grader in
+        this process, e.g. the student release's) would stand in for ours."""
+        import sys
+
+        mine = os.path.realpath(self.checks_dir) + os.sep
+        for name, module in list(sys.modules.items()):
+            if name.split(".")[0] in ("public", "hidden"):
+                where = getattr(module, "__file__", None) or ""
+                if not os.path.realpath(where).startswith(mine):
+                    del sys.modules[name]
+
+    def _session(self, rounds: "_Rounds", only: str | None, public_only: bool) -> tuple[int, str]:
+        import pytest  # here, not at the top: the zygote must be forked before it is imported
 
         from grader.plugin import GradingPlugin
 
-        def make_sub(ex):
-            # Start the next exercise's child now: its import overlaps this exercise's checks.
-            later = order[order.index(ex) + 1 :]
-            if later:
-                endpoints[later[0]].prestart()
-            return endpoints[ex]
-
-        plugin = GradingPlugin(
-            make_sub=make_sub,
-            make_ref=make_ref,
-            only=only,
-        )
+        plugin = GradingPlugin(rounds, only=only)
+        rounds.started = False
         dirs = self.check_dirs()
         if public_only:
             dirs = [d for d in dirs if os.path.basename(d) == "public"]
@@ -202,39 +239,159 @@ class Grader:
             "-c", os.path.join(self.checks_dir, "pytest.ini"),
             "--rootdir", self.checks_dir,
         ]
-        grade = Grade(display_root or path)
+        self._forget_other_checks()
         log = io.StringIO()
+        rounds.log = log
+        with warnings.catch_warnings(), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), _no_plugin_autoload():
+            warnings.simplefilter("ignore")
+            code = pytest.main(args, plugins=[plugin])
+        return int(code), log.getvalue()
+
+    def close(self) -> None:
+        self.zygote.close()
+        shutil.rmtree(self.exchange, ignore_errors=True)
+
+
+@dataclass
+class Job:
+    """One submission to grade."""
+
+    path: str
+    display_root: str | None = None  # how reports name the folder
+    record_into: dict | None = None  # record the reference's answers here (the student release)
+    key: object = None  # whatever the caller needs to tell its jobs apart
+
+
+class _Rounds:
+    """The submissions of one ``grade_each``, one round of every check each:
+    what the plugin's test loop iterates over."""
+
+    def __init__(self, grader: Grader, jobs, on_grade, only: str | None, public_only: bool):
+        self.grader, self.jobs, self.on_grade = grader, jobs, on_grade
+        self.only, self.public_only = only, public_only
+        self.current: "_Round | None" = None  # the submission the checks are running on
+        self.primed: "_Round | None" = None  # set up before its session started
+        self.ended = self.interrupted = self.started = False
+        self.source_error: BaseException | None = None  # raised by ``jobs`` itself
+        self.log: io.StringIO | None = None
+
+    def take(self) -> Job | None:
+        if self.ended:
+            return None
         try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), _no_plugin_autoload():
-                warnings.simplefilter("ignore")
-                code = pytest.main(args, plugins=[plugin])
-        finally:
-            plugin.close()
-            for endpoint in endpoints.values():
-                endpoint.close()
-            self.zygote = zygotes.current
-            try:
-                self.zygote.kill_all()  # orphans that outlived their exercise
-            except Exception:  # noqa: BLE001 - a dead zygote has nothing left to kill
-                pass
-            shutil.rmtree(workdir, ignore_errors=True)
-        if plugin.collect_errors or code not in (0, 1):
-            grade.errors.append(f"pytest exit code {code}\n" + "\n".join(plugin.collect_errors) + log.getvalue()[-4000:])
+            return next(self.jobs)
+        except StopIteration:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - e.g. Ctrl-C while waiting for work: re-raised after the session
+            self.source_error = exc
+        self.ended = True
+        return None
+
+    def _begin(self, job: Job) -> "_Round | None":
+        try:
+            return _Round(self.grader, job, self.only, self.public_only)
+        except Exception as exc:  # noqa: BLE001 - this submission could not be set up: say so, go on
+            self.report(job, exc)
+            return None
+
+    def prime(self) -> None:
+        """Set up the first submission before pytest starts."""
+        while self.primed is None and (job := self.take()) is not None:
+            self.primed = self._begin(job)
+
+    def __iter__(self):
+        while True:
+            if self.primed is not None:
+                self.current, self.primed = self.primed, None
+            else:
+                job = self.take()
+                if job is None:
+                    return
+                if self.log is not None:
+                    self.log.seek(0)
+                    self.log.truncate()  # what pytest said about earlier submissions is of no use now
+                self.current = self._begin(job)
+                if self.current is None:
+                    continue
+            self.started = True
+            yield self.current
+
+    def finish(self, round_: "_Round", results: list, collect_errors: list) -> None:
+        """The plugin ran every check on ``round_``'s submission."""
+        self.current = None
+        try:
+            grade = round_.finish(results, collect_errors, self.log.getvalue() if self.log else "")
+        except Exception as exc:  # noqa: BLE001
+            grade = exc
+        self.report(round_.job, grade)
+
+    def report(self, job: Job, grade) -> None:
+        try:
+            self.on_grade(job, grade)
+        except BaseException as exc:  # noqa: BLE001 - the caller's own failure: no more submissions, re-raised after the session
+            self.source_error = self.source_error or exc
+            self.ended = True
+
+
+class _Round:
+    """One submission's grading: its child processes, while the checks run."""
+
+    def __init__(self, grader: Grader, job: Job, only: str | None, public_only: bool):
+        from grader import submission as submission_mod
+        from grader.endpoints import SubmissionEndpoint, Zygotes
+
+        self.grader, self.job, self.only, self.public_only = grader, job, only, public_only
+        self.start = time.monotonic()
+        self.sub = submission_mod.load(job.path, job.display_root, submission_mod.teacher_files([grader.solutions_dir, grader.checks_dir]))
+        self.workdir = tempfile.mkdtemp(prefix="sub-", dir=grader.exchange)
+        self.zygotes = Zygotes(grader.zygote, grader.remake)
+        self.order = [ex for ex in IDS if only in (None, ex)]
+        self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub) for ex in self.order}
+        self.make_ref = grader._reference_factory(job.record_into)  # before any submission code runs
+        self.endpoints[self.order[0]].prestart()
+        self.closed = False
+
+    def make_sub(self, ex: str):
+        # Start the next exercise's child now: its import overlaps this exercise's checks.
+        later = self.order[self.order.index(ex) + 1 :]
+        if later:
+            self.endpoints[later[0]].prestart()
+        return self.endpoints[ex]
+
+    def _close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for endpoint in self.endpoints.values():
+            endpoint.close()
+        self.grader.zygote = self.zygotes.current
+        try:
+            self.grader.zygote.kill_all()  # orphans that outlived their exercise
+        except Exception:  # noqa: BLE001 - a dead zygote has nothing left to kill
+            pass
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def abort(self) -> None:
+        self._close()
+
+    def finish(self, results: list, collect_errors: list, log: str) -> Grade:
+        self._close()
+        grader, sub = self.grader, self.sub
+        grade = Grade(self.job.display_root or self.job.path)
+        if collect_errors:
+            grade.errors.append("pytest could not collect the checks\n" + "\n".join(collect_errors) + log[-4000:])
         order = {ex: i for i, ex in enumerate(IDS)}
-        grade.results = sorted(plugin.results, key=lambda r: order[r.exercise])
-        grade.outputs = {ex: text for ex, text in ((ex, ep.finish()) for ex, ep in endpoints.items()) if text.strip()}
+        grade.results = sorted(results, key=lambda r: order[r.exercise])
+        grade.outputs = {ex: text for ex, text in ((ex, ep.finish()) for ex, ep in self.endpoints.items()) if text.strip()}
         # Feedback quotes what the submission printed and raised: none of it
         # may carry the text of a hidden check or a solution.
         own = frozenset(
             line.strip() for f in sub.files.values() if f.source for line in f.source.decode("utf-8", "replace").splitlines()
         )
         for r in grade.results:
-            r.feedback = self.redactor.clean(r.feedback, own)
-        grade.outputs = {ex: self.redactor.clean(text, own) for ex, text in grade.outputs.items()}
-        grade.teacher_points = self._teacher_points(only) if (public_only or not os.path.isdir(os.path.join(self.checks_dir, "hidden"))) else {}
-        grade.seconds = time.monotonic() - start
+            r.feedback = grader.redactor.clean(r.feedback, own)
+        grade.outputs = {ex: grader.redactor.clean(text, own) for ex, text in grade.outputs.items()}
+        hidden_here = os.path.isdir(os.path.join(grader.checks_dir, "hidden"))
+        grade.teacher_points = grader._teacher_points(self.only) if (self.public_only or not hidden_here) else {}
+        grade.seconds = time.monotonic() - self.start
         return grade
-
-    def close(self) -> None:
-        self.zygote.close()
-        shutil.rmtree(self.exchange, ignore_errors=True)

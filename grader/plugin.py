@@ -77,8 +77,13 @@ def format_fault(fault) -> str:
 
 
 class GradingPlugin:
-    def __init__(self, make_sub, make_ref, only: str | None = None):
-        self.make_sub, self.make_ref, self.only = make_sub, make_ref, only
+    """``rounds`` yields one round per submission (see ``grading._Rounds``):
+    every collected check runs once per round, against that round's
+    submission (``round.make_sub(ex)``) and reference (``round.make_ref(ex)``)."""
+
+    def __init__(self, rounds, only: str | None = None):
+        self.rounds, self.only = rounds, only
+        self.round = None
         self.results: list[CheckResult] = []
         self._subs: dict = {}
         self._refs: dict = {}
@@ -107,6 +112,30 @@ class GradingPlugin:
         keep.sort(key=lambda it: (IDS.index(exercise_of(str(it.path))), "hidden" in it.path.parts))
         items[:] = keep
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        """pytest's own loop, once per submission. Each round ends with
+        ``nextitem=None``: everything set up for the checks is torn down, so
+        no fixture carries anything from one submission to the next."""
+        items = session.items
+        for round_ in self.rounds:
+            self.round, self.results = round_, []
+            try:
+                if not self.collect_errors:
+                    for i, item in enumerate(items):
+                        nextitem = items[i + 1] if i + 1 < len(items) else None
+                        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            finally:
+                self.close()
+                self._refs.clear()
+            self.round = None
+            self.rounds.finish(round_, self.results, self.collect_errors)
+        return True
+
+    @pytest.hookimpl
+    def pytest_keyboard_interrupt(self, excinfo):
+        self.rounds.interrupted = True
+
     @pytest.hookimpl
     def pytest_collectreport(self, report):
         if report.failed:
@@ -117,14 +146,14 @@ class GradingPlugin:
     def sub(self, request):
         ex = exercise_of(str(request.path))
         if ex not in self._subs:
-            self._subs[ex] = self.make_sub(ex)
+            self._subs[ex] = self.round.make_sub(ex)
         return self._subs[ex]
 
     @pytest.fixture
     def ref(self, request):
         ex = exercise_of(str(request.path))
         if ex not in self._refs:
-            self._refs[ex] = self.make_ref(ex)
+            self._refs[ex] = self.round.make_ref(ex)
         return self._refs[ex]
 
     # - results -
