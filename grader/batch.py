@@ -3,8 +3,8 @@
 One submission per student in DIR (see ``intake``). The parent process never
 imports torch, the checks or the solutions: it finds the submissions, hands
 them out one at a time to N worker processes and writes what comes back. Each
-worker owns one ``Grader`` (its own clean zygote) for all the students it
-grades. A separate process writes the nbgrader gradebook (``gradebook``), so
+worker owns one ``Grader`` (its own clean zygote) and one pytest session
+(``Grader.grade_each``) for all the students it grades. A separate process writes the nbgrader gradebook (``gradebook``), so
 nbgrader's slow import overlaps the grading.
 
 Under OUT, written atomically as each student finishes:
