@@ -72,6 +72,9 @@ def _wipe_tmp() -> None:
 def _serve(sock: socket.socket, sandboxed: bool = False) -> None:
     limits.become_subreaper()
     _warm_up()
+    from grader import worker  # imported once here, not by every child
+
+    worker.prepare()
     # Children share the zygote's memory copy-on-write. A garbage collection in
     # a child walks (and so writes to) every object it can reach, copying the
     # pages they live on; frozen objects are never walked.
@@ -92,8 +95,6 @@ def _serve(sock: socket.socket, sandboxed: bool = False) -> None:
             if pid == 0:
                 sock.close()
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                from grader import worker
-
                 worker.main(cmd["spec"], *fds)
                 os._exit(0)
             for fd in fds:
