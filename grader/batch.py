@@ -107,7 +107,7 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str) ->
         try:
             from grader.grading import Grader, Job
 
-            grader = Grader() if sandbox is None else Grader(sandbox=sandbox)
+            grader = Grader(many=True) if sandbox is None else Grader(sandbox=sandbox, many=True)
         except Exception:  # noqa: BLE001 - reported, and this worker stops
             conn.send(("fatal", traceback.format_exc(limit=5)))
             return

@@ -232,6 +232,7 @@ class SubmissionEndpoint(Endpoint):
         self.pid: int | None = None
         self.ready = False
         self.prestarted = self.retried = False
+        self.answered = False  # a child of this exercise has answered a request
         self.finished_drains: list[_Drain] = []
         self.drain: _Drain | None = None
         self.next_id = 0
@@ -374,6 +375,20 @@ class SubmissionEndpoint(Endpoint):
                 response = protocol.receive(self.resp_r, deadline)
                 if isinstance(response, dict) and response.get("id") == self.next_id:
                     break
+        except (protocol.Closed, BrokenPipeError, OSError):
+            if self.prestarted and not self.retried and not self.answered:
+                # Started ahead, it was killed before its first request, maybe
+                # by the exercise graded before it (after its import had
+                # finished): not this exercise's fault. Once more, afresh.
+                self._stop()
+                self.retried = True
+                return self.request(request)
+            self._stop()
+            raise SubmissionFault(
+                Fault(
+                    t("进程意外结束（调用了退出、崩溃或内存超限）", "the process ended unexpectedly (an exit call, a crash or the memory limit)"),
+                )
+            ) from None
         except protocol.Timeout:
             self._stop()
             raise SubmissionFault(
@@ -384,18 +399,12 @@ class SubmissionEndpoint(Endpoint):
                     )
                 )
             ) from None
-        except (protocol.Closed, BrokenPipeError, OSError):
-            self._stop()
-            raise SubmissionFault(
-                Fault(
-                    t("进程意外结束（调用了退出、崩溃或内存超限）", "the process ended unexpectedly (an exit call, a crash or the memory limit)"),
-                )
-            ) from None
         except protocol.ProtocolError as exc:
             self._stop()
             raise SubmissionFault(
                 Fault(t("返回的结果无法安全读取", "the result could not be read safely"), str(exc))
             ) from None
+        self.answered = True
         if "error" in response:
             error = response["error"]
             raise SubmissionFault(_describe_error(error if isinstance(error, dict) else {}, self.file.display_name))

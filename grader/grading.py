@@ -70,9 +70,12 @@ class Grader:
         checks_dir: str = CHECKS,
         solutions_dir: str = SOLUTIONS,
         sandbox: str = "auto",
+        many: bool = False,
     ):
         """``sandbox``: "auto" (bubblewrap where it works, else a warning),
-        "require" (raise SandboxUnavailable without it) or "off"."""
+        "require" (raise SandboxUnavailable without it) or "off". ``many``:
+        this grader will grade many submissions (a batch worker): its zygote
+        spends half a second at start-up to make every child cheaper."""
         from grader import limits as limits_mod
         from grader import sandbox as sandbox_mod
         from grader.zygote import Zygote
@@ -90,13 +93,13 @@ class Grader:
         if self.sandboxed:
             # Started before this process imports torch: the two imports run side by side.
             prefix = sandbox_mod.command(PROJECT, self.exchange)
-            self.remake = lambda: Zygote.exec(prefix)
+            self.remake = lambda: Zygote.exec(prefix, many=many)
             self.zygote = self.remake()
         import torch  # noqa: F401 - imported once here, inherited by every forked child
 
         if not self.sandboxed:
-            self.remake = Zygote.exec
-            self.zygote = Zygote.fork()
+            self.remake = lambda: Zygote.exec(many=many)
+            self.zygote = Zygote.fork(many=many)
         self.limits = limits or Limits()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
         from grader.redact import Redactor

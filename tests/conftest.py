@@ -78,7 +78,7 @@ def grader():
     """One grader process for many submissions (as batch grading uses it)."""
     from grader.grading import Grader
 
-    g = Grader()
+    g = Grader(many=True)
     yield g
     g.close()
 

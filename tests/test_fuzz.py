@@ -160,7 +160,7 @@ def fuzz_grader():
     """One grader, as batch grading uses it, with shorter time limits."""
     from grader.grading import Grader
 
-    g = Grader(limits=Limits(import_seconds=10, request_seconds=4, exercise_seconds=15), sandbox="off")
+    g = Grader(limits=Limits(import_seconds=10, request_seconds=4, exercise_seconds=15), sandbox="off", many=True)
     yield g
     g.close()
 

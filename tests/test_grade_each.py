@@ -160,3 +160,46 @@ def test_ctrl_c_inside_a_check(tmp_path):
         _nothing_left(g)
     finally:
         g.close()
+
+
+@pytest.mark.parametrize("ahead", [True, False], ids=["started-ahead", "started-on-demand"])
+def test_a_child_killed_before_its_first_request(grader, ahead):
+    """A child started ahead, killed after its import but before its first
+    request (the exercise graded before it may kill it: see
+    tests/attacks/ex0_weighted_sum__kill_all.py), is started again once; a
+    child started on demand that dies is the exercise's own doing."""
+    import select
+    import tempfile
+
+    import torch
+
+    from grader import submission
+    from grader.checking import SubmissionFault
+    from grader.endpoints import SubmissionEndpoint, Zygotes
+
+    sub = submission.load(SOLUTIONS)
+    workdir = tempfile.mkdtemp(dir=grader.exchange)
+    zygotes = Zygotes(grader.zygote, grader.remake)
+    endpoint = SubmissionEndpoint(sub.files["ex1_averaging"], zygotes, grader.limits, workdir, sub)
+    try:
+        if ahead:
+            endpoint.prestart()
+        else:
+            endpoint._spawn()
+        # Its import is done once "ready" is waiting in the pipe; then it dies.
+        assert select.select([endpoint.resp_r], [], [], 60)[0]
+        zygotes.current.kill(endpoint.pid)  # the zygote kills it: its pid may be in a sandbox
+        if ahead:
+            want = torch.tril(torch.ones(3, 3)) / torch.arange(1, 4).unsqueeze(1)
+            assert torch.allclose(endpoint.call("averaging_matrix", 3), want)
+            zygotes.current.kill(endpoint.pid)  # once it has answered, a death is the exercise's own
+            with pytest.raises(SubmissionFault, match="ended unexpectedly"):
+                endpoint.call("averaging_matrix", 3)
+        else:
+            with pytest.raises(SubmissionFault, match="ended unexpectedly"):
+                endpoint.call("averaging_matrix", 3)
+    finally:
+        endpoint.close()
+        grader.zygote = zygotes.current
+        grader.zygote.kill_all()
+        shutil.rmtree(workdir, ignore_errors=True)
