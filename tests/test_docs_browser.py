@@ -164,3 +164,30 @@ def test_chinese_search_finds_the_right_pages(site, page):
     assert any("path/ex5_head.html" in href for href in attention), attention
     assert len(attention) >= 5, attention
     assert not page.errors, page.errors
+
+
+def test_the_report_keeps_its_columns(site, page):
+    """The grader's report counts a CJK character as two columns, as a
+    terminal does; in the browser every one of them must take exactly two
+    columns of the monospace font too, whatever font draws it, or the table
+    and the indented lines slide (they did, by one column a line)."""
+    _, url = site
+    page.goto(url + "path/ex4_masking.html")
+    widths = page.evaluate(
+        """() => {
+            const pre = document.querySelector('div.grader-output.highlight-text pre');
+            const probe = document.createElement('span');
+            probe.textContent = '0000000000';
+            pre.appendChild(probe);
+            const column = probe.getBoundingClientRect().width / 10;
+            probe.remove();
+            const spans = [...pre.querySelectorAll('span.col1, span.col2')];
+            const wide = [...pre.textContent].filter(c => c.codePointAt(0) > 127).length;
+            return {column, wide, spans: spans.map(s => [s.className, s.getBoundingClientRect().width])};
+        }"""
+    )
+    assert len(widths["spans"]) > 50
+    assert len(widths["spans"]) == widths["wide"]  # every non-ASCII character is in a box
+    for cls, w in widths["spans"]:
+        want = widths["column"] * (2 if cls == "col2" else 1)
+        assert abs(w - want) < 0.5, (cls, w, want)

@@ -18,6 +18,7 @@ a page's list of mistakes the checks catch stays true.
 All samples of a build are graded by one grader in one subprocess (the grader
 forks, which is no business of Sphinx's process), started by the first use.
 """
+import html
 import json
 import os
 import re
@@ -86,12 +87,45 @@ class GraderOutput(SphinxDirective):
         if _mistakes(spec) and sample["score"] >= sample["max_score"]:
             logger.warning("{grader-output} %s: the mistake loses no points on the public checks", spec, location=self.get_location())
         if self.options.get("show") == "json":
-            text, language = json.dumps(sample["json"], ensure_ascii=False, indent=2), "json"
+            text = json.dumps(sample["json"], ensure_ascii=False, indent=2)
+            block = nodes.literal_block(text, text, language="json", classes=["grader-output"])
         else:
-            text, language = sample["terminal"], "text"
-        block = nodes.literal_block(text, text, language=language, classes=["grader-output"])
+            block = terminal_report(sample["terminal"], nodes.Text(sample["terminal"]))
         self.set_source_info(block)
         return [block]
+
+
+class terminal_report(nodes.General, nodes.TextElement):
+    """The grader's terminal report, as a terminal shows it."""
+
+
+def _columns(char: str) -> int:
+    from grader.report import width
+
+    return width(char)
+
+
+def visit_terminal_report_html(self, node):
+    """The report lines up its columns counting a CJK character as two
+    columns, as terminals do. Browsers draw CJK (and ✓ ✗ ─ from fallback
+    fonts) at whatever width the font has, so the table and the indented
+    lines slid by a column. Every non-ASCII character is put in a box exactly
+    as wide as the terminal makes it (1ch or 2ch)."""
+    parts = []
+    for char in node.astext():
+        escaped = html.escape(char)
+        if char.isascii():
+            parts.append(escaped)
+        else:
+            parts.append(f'<span class="col{_columns(char)}">{escaped}</span>')
+    self.body.append('<div class="grader-output highlight-text notranslate"><div class="highlight"><pre>')
+    self.body.append("".join(parts))
+    self.body.append("</pre></div></div>\n")
+    raise nodes.SkipNode
+
+
+def visit_terminal_report_other(self, node):
+    raise nodes.SkipNode
 
 
 class PublicChecksCatch(SphinxDirective):
@@ -182,6 +216,14 @@ def main(result_file: str, specs: list[str]) -> None:
 
 
 def setup(app):
+    app.add_node(
+        terminal_report,
+        html=(visit_terminal_report_html, None),
+        latex=(visit_terminal_report_other, None),
+        text=(visit_terminal_report_other, None),
+        man=(visit_terminal_report_other, None),
+        texinfo=(visit_terminal_report_other, None),
+    )
     app.add_directive("grader-output", GraderOutput)
     app.add_directive("public-checks-catch", PublicChecksCatch)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
