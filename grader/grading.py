@@ -195,9 +195,11 @@ class Grader:
                 if job is not None:
                     rounds.report(job, Grade(job.display_root or job.path, errors=[problem]))
             if rounds.interrupted:
-                raise KeyboardInterrupt
-            if rounds.source_error is not None:
-                raise rounds.source_error
+                break
+        if rounds.interrupted:
+            raise KeyboardInterrupt
+        if rounds.source_error is not None:
+            raise rounds.source_error
 
     def _forget_other_checks(self) -> None:
         """pytest names a check module by its path below the rootdir

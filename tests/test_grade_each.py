@@ -203,3 +203,19 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
         grader.zygote = zygotes.current
         grader.zygote.kill_all()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_the_callers_failure_on_a_submission_that_cannot_be_set_up(grader, monkeypatch):
+    """The first submission fails before pytest even starts, and the
+    caller's handler fails on it: that failure still reaches the caller."""
+    from grader import submission
+
+    def load(path, *args, **kwargs):
+        raise OSError("the disk went away")
+
+    def on_grade(job, grade):
+        raise RuntimeError("the gradebook is full")
+
+    monkeypatch.setattr(submission, "load", load)
+    with pytest.raises(RuntimeError, match="gradebook is full"):
+        grader.grade_each([Job(SOLUTIONS), Job(SOLUTIONS)], on_grade)
