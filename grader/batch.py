@@ -71,7 +71,7 @@ def _die_with_parent(sig: int) -> None:
         pass
 
 
-def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str) -> None:
+def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, inputs_seed: int | None) -> None:
     """A worker process: one Grader, then students until told to stop.
 
     Ctrl-C (or the parent's death) interrupts the grading under way (pytest
@@ -107,7 +107,8 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str) ->
         try:
             from grader.grading import Grader, Job
 
-            grader = Grader(many=True) if sandbox is None else Grader(sandbox=sandbox, many=True)
+            options = {} if sandbox is None else {"sandbox": sandbox}
+            grader = Grader(many=True, inputs_seed=inputs_seed, **options)
         except Exception:  # noqa: BLE001 - reported, and this worker stops
             conn.send(("fatal", traceback.format_exc(limit=5)))
             return
@@ -147,9 +148,9 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str) ->
 
 
 class _Worker:
-    def __init__(self, inherited, sandbox: str | None, work: str):
+    def __init__(self, inherited, sandbox: str | None, work: str, inputs_seed: int | None):
         self.conn, child = _CTX.Pipe()
-        self.proc = _CTX.Process(target=_worker, args=(child, os.getpid(), [self.conn, *inherited], sandbox, work), daemon=True)
+        self.proc = _CTX.Process(target=_worker, args=(child, os.getpid(), [self.conn, *inherited], sandbox, work, inputs_seed), daemon=True)
         self.proc.start()
         child.close()
         self.entry = None
@@ -457,6 +458,12 @@ class _Batch:
     def __init__(self, args, out: str, work: str, jobs: int, sandbox: str | None, lock):
         self.args, self.out, self.work, self.jobs = args, out, work, jobs
         self.sandbox, self.lock = sandbox, lock
+        # One secret for every worker: the whole class meets the same unseen inputs.
+        self.inputs_seed = getattr(args, "inputs_seed", None)
+        if self.inputs_seed is None:
+            import secrets
+
+            self.inputs_seed = 1 + secrets.randbelow(1 << 62)
         self.store = _Out(out, args.assignment)
         self.workers: list[_Worker] = []
         self.gradebook = None
@@ -537,7 +544,7 @@ class _Batch:
         inherited = [self.lock] + [w.conn for w in self.workers]
         if self.gradebook is not None and self.gradebook.conn is not None:
             inherited.append(self.gradebook.conn)
-        w = _Worker(inherited, self.sandbox, self.work)
+        w = _Worker(inherited, self.sandbox, self.work, self.inputs_seed)
         self.workers.append(w)
         return w
 

@@ -1,7 +1,8 @@
 """What a check can say when it fails, and the helpers check authors use.
 
 A failed check explains itself in Chinese and English: what was tested, what
-came out, what was expected, and a hint at the usual mistake behind it.
+came out, what was expected and what differs. A hint that names a mistake is
+shown only when the answer is what that mistake computes (a diagnosis).
 """
 import math
 from dataclasses import dataclass
@@ -10,16 +11,17 @@ import torch
 
 from grader.text import Text, t
 
-__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "fmt", "randn"]
+__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "fmt", "randn", "pick"]
 
 
 class CheckFailed(AssertionError):
     """A check saw a wrong answer."""
 
-    def __init__(self, what: Text, got: str, want: str, hint: Text | None = None, diagnosed: bool = False):
+    def __init__(self, what: Text, got: str, want: str, hint: Text | None = None, diagnosed: bool = False, difference: Text | None = None):
         super().__init__(what.en)
         self.what, self.got, self.want, self.hint = what, got, want, hint
-        self.diagnosed = diagnosed  # the hint names the mistake the answer matches, not a usual cause
+        self.diagnosed = diagnosed  # the hint names the mistake the answer matches
+        self.difference = difference  # what differs, in general terms
 
 
 @dataclass
@@ -75,29 +77,85 @@ def _num(v, decimals: int) -> str:
     if isinstance(v, float):
         if math.isnan(v) or math.isinf(v):
             return str(v)
+        if v != 0 and not 1e-3 <= abs(v) < 1e6:
+            # torch.finfo(float32).min is 39 digits in fixed notation.
+            return f"{v:.{decimals - 1}e}"
         return f"{v:.{decimals}f}"
     return str(v)
 
 
-def expect(condition: bool, what: Text, got: str, want: str, hint: Text | None = None) -> None:
+def expect(condition: bool, what: Text, got: str, want: str, hint: Text | None = None, diagnosed: bool = False) -> None:
+    """A property check. ``hint`` must follow from the failed condition itself
+    (what the failure means), not guess at a cause; ``diagnosed=True`` when the
+    condition alone identifies the mistake (an input changed in place)."""
     if not condition:
-        raise CheckFailed(what, got, want, hint)
+        raise CheckFailed(what, got, want, hint, diagnosed)
 
 
-def _first_difference(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float) -> str:
+def _where(index) -> str:
+    return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def describe_difference(got: torch.Tensor, want: torch.Tensor, atol: float = 1e-5, rtol: float = 1e-4) -> Text:
+    """What differs between ``got`` and ``want``, in general terms: the shape,
+    the dtype or where and how the values differ. It never guesses at the
+    mistake behind it (that is what diagnoses are for)."""
+    if tuple(got.shape) != tuple(want.shape):
+        g, w = tuple(got.shape), tuple(want.shape)
+        if got.dim() == want.dim() + 1 and 1 in g and tuple(d for i, d in enumerate(g) if i != g.index(1)) == w:
+            return t(f"形状多了一个大小为 1 的维度（第 {g.index(1)} 维）", f"the shape has an extra dimension of size 1 (dim {g.index(1)})")
+        if got.dim() != want.dim():
+            return t(f"维数不同：{got.dim()} 维，期望 {want.dim()} 维", f"a different number of dimensions: {got.dim()}, expected {want.dim()}")
+        if got.numel() == want.numel():
+            return t("元素个数相同，但排列成了另一种形状", "the same number of entries, arranged in another shape")
+        dims = [i for i in range(got.dim()) if g[i] != w[i]]
+        return t(f"第 {dims} 维的大小不同", f"the size differs in dim {dims}")
+    if got.dtype != want.dtype:
+        return t(f"类型是 {got.dtype}，期望 {want.dtype}", f"the dtype is {got.dtype}, expected {want.dtype}")
+    if not got.is_floating_point() and not got.is_complex():
+        got = got.to(torch.float64)
+    want = want.to(got.dtype)
     bad = ~torch.isclose(got, want, atol=atol, rtol=rtol, equal_nan=True)
-    index = tuple(int(i) for i in bad.nonzero()[0])
-    return t(
-        f"第一个不同的位置 {list(index)}：得到 {got[index].item():.4g}，期望 {want[index].item():.4g}",
-        f"first difference at {list(index)}: got {got[index].item():.4g}, expected {want[index].item():.4g}",
-    ).__str__()
+    n_bad, n = int(bad.sum()), got.numel()
+    first = tuple(int(i) for i in bad.nonzero()[0]) if n_bad else ()
+    lines_zh = [f"{n} 个数中有 {n_bad} 个不对；第一个在 {_where(first)}：得到 {_num(got[first].item(), 4)}，期望 {_num(want[first].item(), 4)}"]
+    lines_en = [f"{n_bad} of {n} entries differ; the first at {_where(first)}: got {_num(got[first].item(), 4)}, expected {_num(want[first].item(), 4)}"]
+    nan, inf = int(torch.isnan(got).sum() - torch.isnan(want).sum()), int(torch.isinf(got).sum() - torch.isinf(want).sum())
+    if nan > 0:
+        lines_zh.append(f"有 {nan} 个 NaN")
+        lines_en.append(f"{nan} entries are NaN")
+    if inf > 0:
+        lines_zh.append(f"有 {inf} 个无穷大")
+        lines_en.append(f"{inf} entries are infinite")
+    finite = torch.isfinite(got) & torch.isfinite(want)
+    if nan <= 0 and inf <= 0 and bool(finite.all()):
+        if bool((got == 0).all()):
+            lines_zh.append("每个数都是 0")
+            lines_en.append("every entry is 0")
+        elif bool((got == got.flatten()[0]).all()):
+            lines_zh.append(f"每个数都是 {_num(got.flatten()[0].item(), 4)}")
+            lines_en.append(f"every entry is {_num(got.flatten()[0].item(), 4)}")
+        elif bool((want != 0).all()):
+            ratio = got / want
+            if torch.allclose(ratio, ratio.flatten()[0].expand_as(ratio), rtol=1e-3, atol=1e-6):
+                k = ratio.flatten()[0].item()
+                lines_zh.append(f"每个数都是期望值的 {_num(k, 4)} 倍")
+                lines_en.append(f"every entry is {_num(k, 4)} times the expected one")
+        if got.dim() >= 2 and got.shape[-1] == got.shape[-2] and torch.allclose(got, want.transpose(-2, -1), atol=atol, rtol=rtol):
+            lines_zh.append("它等于期望结果在最后两维上的转置")
+            lines_en.append("it equals the expected result transposed in its last two dims")
+        if got.dim() >= 2 and n_bad:
+            rows = bad.flatten(0, -2).any(-1) if got.dim() > 1 else bad
+            if bool(rows.any()) and not bool(rows.all()):
+                lines_zh.append(f"{int(rows.sum())} 行（共 {rows.numel()} 行）有不对的数")
+                lines_en.append(f"{int(rows.sum())} of {rows.numel()} rows hold a wrong entry")
+    return t("；".join(lines_zh), "; ".join(lines_en))
 
 
 def expect_close(
     got: torch.Tensor,
     want: torch.Tensor,
     what: Text,
-    hint: Text | None = None,
     atol: float = 1e-5,
     rtol: float = 1e-4,
     diagnoses=(),
@@ -106,39 +164,67 @@ def expect_close(
     """Fail unless ``got`` has ``want``'s shape, dtype and values.
 
     ``diagnoses`` is a list of (tensor, Text): what a usual mistake would have
-    produced, with the hint for it. When ``got`` matches one, that hint wins.
-    """
-    if tuple(got.shape) != tuple(want.shape):
-        raise CheckFailed(what, f"shape {tuple(got.shape)}", f"shape {tuple(want.shape)}", hint)
-    if check_dtype and got.dtype != want.dtype:
-        if want.is_floating_point() and not got.is_floating_point():
-            dtype_hint = t(
-                "结果是整数类型，装不下 1/3 这样的小数：从浮点张量开始算（例如 torch.ones 默认是 float32）。",
-                "The result is an integer tensor, which cannot hold fractions such as 1/3: start from a float tensor (torch.ones is float32 by default).",
-            )
-        else:
-            dtype_hint = t(
-                "不要把结果转成固定的类型：输入是什么精度，输出就用什么精度。",
-                "Do not cast to a fixed dtype: keep the precision of the input.",
-            )
-        raise CheckFailed(what, f"dtype {got.dtype}", f"dtype {want.dtype}", dtype_hint)
-    if torch.allclose(got.to(want.dtype), want, atol=atol, rtol=rtol, equal_nan=True):
-        return
-    diagnosed = False
+    produced, with what to say about it. A hint is shown only when ``got``
+    matches one (shape, dtype and values); otherwise the failure says in
+    general terms what differs."""
+    same_shape = tuple(got.shape) == tuple(want.shape)
+    if same_shape and (got.dtype == want.dtype or not check_dtype):
+        if torch.allclose(got.to(want.dtype), want, atol=atol, rtol=rtol, equal_nan=True):
+            return
+    hint = None
     for alt, alt_hint in diagnoses:
-        if alt.shape == got.shape and torch.allclose(got.to(alt.dtype), alt, atol=atol, rtol=rtol, equal_nan=True):
-            hint, diagnosed = alt_hint, True
+        if (
+            tuple(alt.shape) == tuple(got.shape)
+            and alt.dtype == got.dtype
+            and torch.allclose(got, alt, atol=atol, rtol=rtol, equal_nan=True)
+            and not (same_shape and alt.dtype == want.dtype and torch.allclose(alt, want, atol=atol, rtol=rtol, equal_nan=True))
+        ):
+            hint = alt_hint
             break
-    got_s, want_s = fmt(got), fmt(want)
-    if got.dim() > 2 or got.numel() > 20:
-        got_s += "\n" + _first_difference(got.to(want.dtype), want, atol, rtol)
-    raise CheckFailed(what, got_s, want_s, hint, diagnosed)
+    if not same_shape:
+        got_s, want_s = f"shape {tuple(got.shape)}", f"shape {tuple(want.shape)}"
+    elif check_dtype and got.dtype != want.dtype:
+        got_s, want_s = f"dtype {got.dtype}", f"dtype {want.dtype}"
+    else:
+        got_s, want_s = fmt(got), fmt(want)
+    raise CheckFailed(what, got_s, want_s, hint, diagnosed=hint is not None, difference=describe_difference(got, want, atol, rtol))
+
+
+# --- inputs ----------------------------------------------------------------
+#
+# A check names its inputs by a seed. The student's own run uses the seeds as
+# written (reproducible, and the student release replays answers recorded for
+# exactly those inputs); a teacher's grading mixes in a secret drawn afresh
+# per grading run (``set_inputs_seed``), so no submission can answer the
+# public checks from a table of their visible inputs.
+_inputs_seed = 0
+
+
+def set_inputs_seed(seed: int) -> None:
+    global _inputs_seed
+    _inputs_seed = int(seed)
+
+
+def inputs_seed() -> int:
+    return _inputs_seed
+
+
+def _generator(seed: int) -> torch.Generator:
+    mixed = seed if _inputs_seed == 0 else (seed * 0x9E3779B97F4A7C15 + _inputs_seed) % (1 << 63)
+    return torch.Generator().manual_seed(mixed)
 
 
 def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Reproducible inputs that do not touch the global random state."""
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g, dtype=dtype)
+    """Inputs for a check, drawn without touching the global random state."""
+    return torch.randn(*shape, generator=_generator(seed), dtype=dtype)
+
+
+def pick(seed: int, *options):
+    """One of ``options``: the first in the student's own run, any of them in
+    a teacher's grading (a size such as T, which a table could otherwise key on)."""
+    if _inputs_seed == 0:
+        return options[0]
+    return options[int(torch.randint(len(options), (), generator=_generator(seed)))]
 
 
 def random_state(shapes: dict, seed: int, dtype: torch.dtype = torch.float32) -> dict:
@@ -146,7 +232,7 @@ def random_state(shapes: dict, seed: int, dtype: torch.dtype = torch.float32) ->
 
     Weights named ``ln*.weight`` are drawn around 1 and biases around 0, so
     that a layer norm used in the wrong place changes the result."""
-    g = torch.Generator().manual_seed(seed)
+    g = _generator(seed)
     state = {}
     for name, shape in shapes.items():
         x = torch.randn(*shape, generator=g, dtype=dtype)
@@ -160,7 +246,7 @@ def random_state(shapes: dict, seed: int, dtype: torch.dtype = torch.float32) ->
     return state
 
 
-def expect_grads(got, want, what: Text, hint: Text | None = None) -> None:
+def expect_grads(got, want, what: Text) -> None:
     """Every parameter the reference trains gets a finite, matching gradient."""
     for name, w in want.grads.items():
         g = got.grads.get(name)
@@ -169,9 +255,52 @@ def expect_grads(got, want, what: Text, hint: Text | None = None) -> None:
             what,
             t(f"{name} 没有梯度", f"{name} has no gradient").inline(),
             t(f"{name} 有梯度", f"{name} has a gradient").inline(),
-            hint or t(
-                "这个参数没有参与前向计算，或者计算图被 detach/no_grad/.data 切断了。",
-                "This parameter is not used in forward, or the graph is cut by detach / no_grad / .data.",
+            t(
+                "输出不依赖这个参数：前向计算没有用到它，或者计算图在它之后被切断了。",
+                "The output does not depend on this parameter: forward does not use it, or the graph is cut after it.",
             ),
         )
-        expect_close(g, w, what=t(what.zh + f"（{name} 的梯度）", what.en + f" (gradient of {name})"), hint=hint, atol=1e-4, rtol=1e-3)
+        expect_close(g, w, what=t(what.zh + f"（{name} 的梯度）", what.en + f" (gradient of {name})"), atol=1e-4, rtol=1e-3)
+
+
+def _call(contract: str, args: dict) -> str:
+    return f"{contract}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
+
+
+def expect_parts(got, want, what: Text) -> None:
+    """The module built its parts (the grader's stand-ins, see standins.py)
+    as the reference did: as many of each, with the same arguments."""
+    g = [(contract, args) for _, contract, args in got.parts]
+    w = [(contract, args) for _, contract, args in want.parts]
+    if g == w:
+        return
+    count = lambda parts, c: sum(1 for contract, _ in parts if contract == c)  # noqa: E731
+    for contract in dict.fromkeys(c for c, _ in w + g):
+        n_got, n_want = count(g, contract), count(w, contract)
+        if n_got != n_want:
+            raise CheckFailed(
+                what,
+                t(f"建了 {n_got} 个 {contract}", f"{n_got} × {contract} built").inline(),
+                t(f"{n_want} 个", f"{n_want} × {contract}").inline(),
+                difference=t(f"{contract} 的个数不对", f"the number of {contract} parts differs"),
+            )
+    for (contract, have), (_, should) in zip(g, w):
+        if have == should:
+            continue
+        differ = sorted(k for k in should if have.get(k) != should[k])
+        hint = None
+        if sorted(map(repr, have.values())) == sorted(map(repr, should.values())):
+            hint = t(
+                f"参数的顺序和约定不一样：约定是 {contract}({', '.join(should)})。",
+                f"The arguments are in another order than the contract's: {contract}({', '.join(should)}).",
+            )
+        elif differ == ["dropout"] and not have.get("dropout"):
+            hint = t(f"dropout 比例没有传给 {contract}。", f"The dropout rate is not passed on to {contract}.")
+        raise CheckFailed(
+            what,
+            _call(contract, have),
+            _call(contract, should),
+            hint,
+            diagnosed=hint is not None,
+            difference=t(f"建 {contract} 时这些参数不同：{', '.join(differ)}", f"{contract} was built with other values of: {', '.join(differ)}"),
+        )

@@ -7,6 +7,12 @@ import sys
 from grader.exercises import IDS
 
 
+SEED_HELP = (
+    "draw the checks' inputs with this number (0: as written in the checks); by default a fresh secret "
+    "where the solutions are (a teacher's grading), 0 without them (your own run)"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m grader",
@@ -19,6 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--only", metavar="EX", help="grade one exercise, e.g. ex4_masking")
     g.add_argument("--json", metavar="FILE", help="also write Gradescope results.json here")
     g.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help="run submission code in a bubblewrap sandbox: auto (if available), require, off")
+    g.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=SEED_HELP)
 
     # The teacher's verbs are offered only where their module is (the student
     # edition has none of them).
@@ -30,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
         b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
         b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
         b.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help="run submission code in a bubblewrap sandbox: auto (if available), require, off")
+        b.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=SEED_HELP)
 
     if _have("release"):
         r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
@@ -78,7 +86,7 @@ def _grade(parser, args) -> int:
     from grader.sandbox import SandboxUnavailable
 
     try:
-        grader = Grader(sandbox=args.sandbox)
+        grader = Grader(sandbox=args.sandbox, inputs_seed=args.inputs_seed)
     except SandboxUnavailable as exc:
         return _usage_error(parser, str(exc))
     try:

@@ -23,6 +23,7 @@ class ModuleRun:
     grads: dict
     input_grad: torch.Tensor | None
     params: list
+    parts: list  # the grader's stand-ins inside: [path, contract class, arguments it was built with]
 
 
 class Endpoint:
@@ -38,7 +39,7 @@ class Endpoint:
         response = self.request(ops.module(cls, **kwargs))
         if "missing" in response:
             raise SubmissionFault(_contract_fault(cls, response))
-        return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"])
+        return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"], response["parts"])
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -49,15 +50,33 @@ class Endpoint:
         raise NotImplementedError
 
 
+def describe_part(contract: str, args: dict) -> str:
+    return f"{contract}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
+
+
 def _contract_fault(cls: str, response: dict) -> Fault:
     lines = []
+    standin_names = {"standin"}  # the stand-ins' own layer: what it lacks is a part not built
+    unbuilt = sorted({name.split(".standin.")[0] for name in response["missing"] if ".standin." in name})
+    for name in unbuilt:
+        lines.append(
+            f"- {name}: 不是调用约定的类建的 / not built by calling the contract's class "
+            "(the grader swaps in its stand-in when your code calls it)"
+        )
     for name in response["missing"]:
-        lines.append(f"- {name}: 找不到 / not found")
+        if not standin_names & set(name.split(".")):
+            lines.append(f"- {name}: 找不到 / not found")
     for name, (have, want) in response["mismatched"].items():
         lines.append(f"- {name}: shape {tuple(have)}, 期望 / expected {tuple(want)}")
     names = [str(p)[:80] for p in response["params"][:20]] + (["..."] if len(response["params"]) > 20 else [])
     lines = lines[:20]
     lines.append(f"你的参数 / your parameters: {', '.join(names) or '(none)'}")
+    built = response.get("parts") or []
+    if built:
+        lines.append("用评分程序的替身建的部件 / parts built with the grader's stand-ins:")
+        lines += [f"  {path}: {describe_part(contract, args)}" for path, contract, args in built[:12]]
+        if len(built) > 12:
+            lines.append(f"  ... ({len(built) - 12} more)")
     return Fault(
         t(
             f"{cls} 的参数与约定不符：属性名、形状，以及 nn.Sequential 里各层的位置（net.0 是第一层）都是约定的一部分",
@@ -111,6 +130,14 @@ def _error_info(info: dict) -> tuple[str, str, list]:
 def _describe_error(info: dict, display_name: str) -> Fault:
     kind, message, lines = _error_info(info)
     where = "\n".join(f"  {display_name}, line {n}: {line.strip()}" for n, line in lines)
+    if message.startswith("backward(): "):
+        return Fault(
+            t(
+                f"计算梯度（backward）时出错 {kind}；下面是它追溯到的前向计算",
+                f"computing the gradients (backward) raised {kind}; below, the forward computation it traces back to",
+            ),
+            (f"  {kind}: {message}\n" + where).rstrip(),
+        )
     if kind == "NotImplementedError":
         return Fault(t("尚未完成", "not implemented yet"), where, not_implemented=True)
     if kind in ("SyntaxError", "IndentationError", "TabError"):
@@ -165,6 +192,19 @@ class Zygotes:
         self.current, self.remake = zygote, remake
         self.live: set[int] = set()  # children the grader still talks to
         self.replaced = False
+        self.unsettled = False  # a child was released and may not be dead yet
+
+    def settle(self) -> None:
+        """Wait until every child released so far is dead, with all it
+        started: called before an exercise's code begins, so that nothing of
+        an earlier exercise runs beside it."""
+        if not self.unsettled:
+            return
+        self.unsettled = False
+        try:
+            self.current.sync()
+        except ZygoteGone:
+            pass  # a dead zygote's children were killed with it (or are strays, killed by get())
 
     def get(self) -> Zygote:
         if not self.current.alive():
@@ -200,6 +240,7 @@ class Zygotes:
         self.live.discard(pid)
         if self.replaced:
             return self.kill(pid)
+        self.unsettled = True
         try:
             self.current.release(pid)
         except ZygoteGone:
@@ -219,8 +260,11 @@ class Zygotes:
 class SubmissionEndpoint(Endpoint):
     """Talks to one exercise of a submission running in a child process.
 
-    The child is started at the first request and restarted (the file imported
-    again) if it dies or times out, as long as the exercise's time budget lasts.
+    The child may be started ahead (``prestart``), while another exercise's
+    checks run, but it imports the file only when this exercise's first check
+    asks (``_start``): the import, and every limit of this exercise, run in
+    this exercise's own time. It is restarted (the file imported again) if it
+    dies or times out, as long as the exercise's time budget lasts.
     """
 
     def __init__(self, file: ExerciseFile, zygotes: Zygotes, limits: Limits, workdir: str, submission):
@@ -230,7 +274,7 @@ class SubmissionEndpoint(Endpoint):
         self.final_fault: Fault | None = None  # a fault every further request repeats
         self.req_w = self.resp_r = None
         self.pid: int | None = None
-        self.ready = False
+        self.ready = self.importing = False
         self.prestarted = self.retried = False
         self.answered = False  # a child of this exercise has answered a request
         self.finished_drains: list[_Drain] = []
@@ -240,8 +284,8 @@ class SubmissionEndpoint(Endpoint):
 
     # - lifecycle -
     def prestart(self) -> None:
-        """Start the child now, so that its import runs while the grader does
-        other work; ``_start`` then only waits for it."""
+        """Start the child now, while the grader does other work: ``_start``
+        then finds it forked and set up, waiting for the word to import."""
         if self.file.problem is None and self.final_fault is None and self.req_w is None:
             self.prestarted = True
             try:
@@ -249,18 +293,18 @@ class SubmissionEndpoint(Endpoint):
             except SubmissionFault:
                 pass  # _start will say why
 
-    def _spawn(self) -> None:
-        now = time.monotonic()
-        if self.budget_end is None:
-            self.budget_end = now + self.limits.exercise_seconds
-        if now >= self.budget_end:
-            self.final_fault = Fault(
-                t(
-                    f"这道练习用完了 {self.limits.exercise_seconds:.0f} 秒的时间",
-                    f"this exercise used up its {self.limits.exercise_seconds:.0f} s of time",
-                )
+    def _out_of_time(self) -> SubmissionFault:
+        self.final_fault = Fault(
+            t(
+                f"这道练习用完了 {self.limits.exercise_seconds:.0f} 秒的时间",
+                f"this exercise used up its {self.limits.exercise_seconds:.0f} s of time",
             )
-            raise SubmissionFault(self.final_fault)
+        )
+        return SubmissionFault(self.final_fault)
+
+    def _spawn(self) -> None:
+        if self.budget_end is not None and time.monotonic() >= self.budget_end:
+            raise self._out_of_time()
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         out_r, out_w = os.pipe()
@@ -281,8 +325,7 @@ class SubmissionEndpoint(Endpoint):
         finally:
             for fd in (req_r, resp_w, out_w):
                 os.close(fd)
-        self.req_w, self.resp_r, self.ready = req_w, resp_r, False
-        self.import_deadline = min(now + self.limits.import_seconds, self.budget_end)
+        self.req_w, self.resp_r, self.ready, self.importing = req_w, resp_r, False, False
         self.drain = _Drain(out_r, self.limits.output_bytes)
         self.drain.start()
 
@@ -295,6 +338,22 @@ class SubmissionEndpoint(Endpoint):
             self._spawn()
         if self.ready:
             return
+        if not self.importing:
+            # This exercise begins now: its clock starts, and its code runs
+            # only once nothing of an earlier exercise is left running.
+            now = time.monotonic()
+            if self.budget_end is None:
+                self.budget_end = now + self.limits.exercise_seconds
+            if now >= self.budget_end:
+                self._stop()
+                raise self._out_of_time()
+            self.zygotes.settle()
+            self.import_deadline = min(time.monotonic() + self.limits.import_seconds, self.budget_end)
+            self.importing = True
+            try:
+                protocol.send(self.req_w, {"op": "import"})
+            except OSError:
+                pass  # the child is dead: receive() below says so
         try:
             ready = protocol.receive(self.resp_r, self.import_deadline)
         except protocol.Timeout:
@@ -341,7 +400,7 @@ class SubmissionEndpoint(Endpoint):
         # this it wrote to the closed pipe, and every later check of the
         # exercise "failed by itself" with a TypeError).
         self.req_w = self.resp_r = None
-        self.ready = False
+        self.ready = self.importing = False
         if self.pid is not None:
             self.zygotes.release(self.pid)
             self.pid = None
@@ -448,7 +507,7 @@ def _validated(response: dict) -> dict:
     if "missing" in response:
         if not isinstance(response.get("missing"), list) or not isinstance(response.get("mismatched"), dict):
             raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
-        return response
+        return dict(response, parts=_parts(response.get("parts")), params=[str(p) for p in response.get("params", [])][:1000])
     if "outs" in response:
         outs = response.get("outs")
         grads = response.get("grads")
@@ -459,5 +518,27 @@ def _validated(response: dict) -> dict:
             "grads": {str(k): _tensor(v, allow_none=True) for k, v in grads.items()},
             "input_grad": _tensor(response.get("input_grad"), allow_none=True),
             "params": [str(p) for p in response.get("params", [])][:1000],
+            "parts": _parts(response.get("parts")),
         }
     raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
+
+
+def _plain_value(v):
+    """An argument a stand-in was built with, as the feedback shows it."""
+    if v is None or type(v) in (int, float, bool):
+        return v
+    return str(v)[:60]
+
+
+def _parts(parts) -> list:
+    """The stand-ins a child says its module holds, taken apart defensively
+    (the child can send anything): [path, contract class, {argument: value}]."""
+    if not isinstance(parts, list):
+        raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
+    out = []
+    for part in parts[:1000]:
+        if not (isinstance(part, list) and len(part) == 3 and isinstance(part[2], dict)):
+            raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
+        path, contract, args = part
+        out.append([str(path)[:100], str(contract)[:40], {str(k)[:40]: _plain_value(v) for k, v in list(args.items())[:8]}])
+    return out

@@ -32,6 +32,7 @@ class Grade:
     # Points of checks this copy does not have (the student release has no
     # hidden checks): exercise id -> points, shown as graded by the teacher.
     teacher_points: dict = field(default_factory=dict)
+    inputs_seed: int = 0  # what the checks' inputs were drawn with (0: as written in the checks)
 
     def exercise_points(self, exercise: str) -> tuple[float, float]:
         rs = [r for r in self.results if r.exercise == exercise]
@@ -71,11 +72,17 @@ class Grader:
         solutions_dir: str = SOLUTIONS,
         sandbox: str = "auto",
         many: bool = False,
+        inputs_seed: int | None = None,
     ):
         """``sandbox``: "auto" (bubblewrap where it works, else a warning),
         "require" (raise SandboxUnavailable without it) or "off". ``many``:
         this grader will grade many submissions (a batch worker): its zygote
-        spends half a second at start-up to make every child cheaper."""
+        spends half a second at start-up to make every child cheaper.
+        ``inputs_seed``: mixed into every check's inputs (see
+        ``checking.set_inputs_seed``); by default a fresh secret where the
+        solutions are (a teacher's grading: no submission has seen the
+        inputs), and 0 without them (the student's own run, reproducible,
+        answered from the release's recorded answers)."""
         from grader import limits as limits_mod
         from grader import sandbox as sandbox_mod
         from grader.zygote import Zygote
@@ -102,6 +109,12 @@ class Grader:
             self.zygote = Zygote.fork(many=many)
         self.limits = limits or Limits()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
+        if inputs_seed is None:
+            import secrets as secrets_mod
+
+            inputs_seed = 1 + secrets_mod.randbelow(1 << 62) if os.path.isdir(solutions_dir) else 0
+        # Without the solutions, answers are replayed from a recording of the inputs as written.
+        self.inputs_seed = int(inputs_seed) if os.path.isdir(solutions_dir) else 0
         from grader.redact import Redactor
 
         self.redactor = Redactor(checks_dir, solutions_dir)
@@ -353,6 +366,8 @@ class _Round:
         self.order = [ex for ex in IDS if only in (None, ex)]
         self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub) for ex in self.order}
         self.make_ref = grader._reference_factory(job.record_into)  # before any submission code runs
+        # Recorded answers are for the inputs as written: a recording uses no secret.
+        self.inputs_seed = 0 if job.record_into is not None else grader.inputs_seed
         self.endpoints[self.order[0]].prestart()
         self.closed = False
 
@@ -382,7 +397,7 @@ class _Round:
     def finish(self, results: list, collect_errors: list, log: str) -> Grade:
         self._close()
         grader, sub = self.grader, self.sub
-        grade = Grade(self.job.display_root or self.job.path)
+        grade = Grade(self.job.display_root or self.job.path, inputs_seed=self.inputs_seed)
         if collect_errors:
             grade.errors.append("pytest could not collect the checks\n" + "\n".join(collect_errors) + log[-4000:])
         order = {ex: i for i, ex in enumerate(IDS)}

@@ -18,17 +18,19 @@ def call(fn: str, *args, **kwargs) -> dict:
 
 def module(
     cls: str,
-    init: dict,
+    init: dict | list,
     inputs: list,
     state: dict | None = None,
     train: bool = False,
     dtype: torch.dtype | None = None,
     seed: int = 0,
     backward: bool = False,
-    replace: dict | None = None,
+    standins: tuple = (),
 ) -> dict:
-    """Request: build ``cls(**init)``, swap attributes for stand-ins, cast to
-    ``dtype``, load ``state``, and run ``forward`` on every input.
+    """Request: build ``cls(*init)`` (a list: positional, as a model calls it)
+    or ``cls(**init)`` (a dict), with the classes named in ``standins`` meaning
+    the grader's stand-ins while it is built; cast to ``dtype``, load
+    ``state``, and run ``forward`` on every input.
 
     With ``backward`` half the squared sum of the first output is back-propagated and the
     gradients of every parameter and of the first input are returned.
@@ -36,15 +38,50 @@ def module(
     return {
         "op": "module",
         "cls": cls,
-        "init": dict(init),
+        "init": list(init) if isinstance(init, (list, tuple)) else dict(init),
         "inputs": list(inputs),
         "state": dict(state or {}),
         "train": train,
         "dtype": str(dtype) if dtype is not None else "",
         "seed": seed,
         "backward": backward,
-        "replace": dict(replace or {}),
+        "standins": list(standins),
     }
+
+
+class BackwardFailed(RuntimeError):
+    """backward() raised: ``frames`` are the forward computation that the
+    failing gradient traces back to (autograd's anomaly mode finds them),
+    because the error's own traceback never passes through the student's file."""
+
+    def __init__(self, message: str, frames: list):
+        super().__init__(message)
+        self.frames = frames  # [(filename, lineno, line)]
+
+
+def _backward(run_forward) -> None:
+    """(out² / 2).sum().backward() on ``run_forward()``; on an error, the
+    forward lines behind it."""
+    try:
+        (run_forward().pow(2).sum() / 2).backward()
+        return
+    except RuntimeError as exc:
+        message = str(exc).split(" Hint: enable anomaly detection")[0]
+    import re
+    import warnings
+
+    frames = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with torch.autograd.detect_anomaly(check_nan=False):
+                (run_forward().pow(2).sum() / 2).backward()
+        except RuntimeError:
+            pass
+    for w in caught:
+        for filename, lineno, line in re.findall(r'File "([^"]+)", line (\d+), in [^\n]*\n +([^\n]*)', str(w.message)):
+            frames.append((filename, int(lineno), line))
+    raise BackwardFailed("backward(): " + message, frames)
 
 
 def execute(namespace, request: dict) -> dict:
@@ -66,11 +103,13 @@ def _run_module(namespace, request: dict) -> dict:
     # for CUDA, XPU and MTIA, recording a stack trace each time (costly, and
     # useless on the CPU).
     torch.default_generator.manual_seed(request["seed"])
-    m = getattr(namespace, request["cls"])(**request["init"])
-    for attr, spec in request["replace"].items():
-        setattr(m, attr, standins.build(spec))
+    cls = getattr(namespace, request["cls"])
+    init = request["init"]
+    with standins.standing_in(namespace, request["standins"]):
+        m = cls(*init) if isinstance(init, list) else cls(**init)
     if request["dtype"]:
         m = m.to(getattr(torch, request["dtype"].removeprefix("torch.")))
+    parts = standins.parts(m)
     own = dict(m.named_parameters())
     # Only the contract's parameters are loaded; anything else the student added
     # (a bias, an extra layer) keeps its own values and shows up in the outputs.
@@ -81,7 +120,9 @@ def _run_module(namespace, request: dict) -> dict:
         if name in own and own[name].shape != value.shape
     }
     if missing or mismatched:
-        return {"missing": missing, "mismatched": mismatched, "params": sorted(own)}
+        # The student's own parameters: not those of the grader's stand-ins.
+        theirs = sorted(n for n in own if not any(n.startswith(path + ".") for path, _, _ in parts))
+        return {"missing": missing, "mismatched": mismatched, "params": theirs, "parts": parts}
     with torch.no_grad():
         for name, value in request["state"].items():
             own[name].copy_(value)
@@ -93,16 +134,21 @@ def _run_module(namespace, request: dict) -> dict:
     for i, x in enumerate(request["inputs"]):
         if request["backward"] and i == 0:
             x = x.clone().requires_grad_(True)
-            out = m(x)
+            kept = []
+
+            def forward():
+                kept[:] = [m(x)]
+                return kept[0]
+
             # A loss whose gradient is the output itself: no parameter can hide
             # behind a symmetry that a plain sum would have.
-            (out.pow(2).sum() / 2).backward()
+            _backward(forward)
             input_grad = x.grad
-            outs.append(out.detach())
+            outs.append(kept[0].detach())
         else:
             with torch.no_grad():
                 outs.append(m(x))
     grads = {
         name: (p.grad.detach() if p.grad is not None else None) for name, p in own.items()
     }
-    return {"outs": outs, "grads": grads, "input_grad": input_grad, "params": sorted(own)}
+    return {"outs": outs, "grads": grads, "input_grad": input_grad, "params": sorted(own), "parts": parts}

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader.checking import CheckFailed, SubmissionFault
+from grader.checking import CheckFailed, SubmissionFault, set_inputs_seed
 from grader.exercises import IDS
 from grader.text import Text, t
 
@@ -57,10 +57,12 @@ def _pair(label: str, text: Text) -> list[str]:
     return _field(label, text.zh + "\n" + text.en)
 
 
-def format_failure(what: Text, got: str, want: str, hint: Text | None, diagnosed: bool = False) -> str:
+def format_failure(what: Text, got: str, want: str, hint: Text | None, diagnosed: bool = False, difference: Text | None = None) -> str:
     lines = _pair("测试 / tested:   ", what)
     lines += _field("得到 / got:      ", got)
     lines += _field("期望 / expected: ", want)
+    if difference:
+        lines += _pair("差异 / differs:  ", difference)
     if hint and diagnosed:
         # The answer matched what a known mistake computes: say so plainly.
         lines += _pair("诊断 / found:    ", hint)  # same width as the other labels
@@ -120,6 +122,7 @@ class GradingPlugin:
         items = session.items
         for round_ in self.rounds:
             self.round, self.results = round_, []
+            set_inputs_seed(round_.inputs_seed)
             try:
                 if not self.collect_errors:
                     for i, item in enumerate(items):
@@ -181,7 +184,7 @@ class GradingPlugin:
         elif call.excinfo is not None:
             exc = call.excinfo.value
             if isinstance(exc, CheckFailed):
-                result.feedback = format_failure(exc.what, exc.got, exc.want, exc.hint, exc.diagnosed)
+                result.feedback = format_failure(exc.what, exc.got, exc.want, exc.hint, exc.diagnosed, exc.difference)
             elif isinstance(exc, SubmissionFault):
                 result.feedback = format_fault(exc.fault)
                 result.not_implemented = exc.fault.not_implemented

@@ -186,6 +186,9 @@ def results_json(grade) -> dict:
             }
         )
     out = {"score": grade.score, "execution_time": round(grade.seconds, 3), "tests": tests}
+    if grade.inputs_seed:
+        # The checks' inputs were drawn with this secret: `--inputs-seed` regrades with the same ones.
+        out["extra_data"] = {"inputs_seed": grade.inputs_seed}
     if grade.errors:
         out["output"] = "grader error: " + "\n".join(grade.errors)[:4000]
     return out

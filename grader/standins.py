@@ -1,10 +1,22 @@
 """Stand-ins for the parts of a GPT block that other exercises build.
 
-ex6 is graded with these in place of the student's own Head, attention and
-feed-forward layers, so that a mistake in ex5 never costs points in ex6. None
-of them is a solution to any exercise: each is a small, deterministic,
-causal module with the contract's parameter names.
+ex6 is graded with these in place of the student's own Head,
+MultiHeadAttention and FeedForward, so that a mistake in ex5 (or in the
+attention, for the Block) never costs points twice. A check names the parts to
+stand in by the contract's class names; while the module under test is built,
+those names in the exercise file's namespace, and every other name bound to
+the same class (an alias), mean the stand-ins (``standing_in``). So it does not
+matter whether the student imports Head from ex5_head or pastes a Head of
+their own into ex6_block.py.
+
+Each stand-in keeps the arguments it was built with, bound to the contract's
+signature (``built_with``): a check compares them with the reference's, so
+``Head(n_embd, head_size, dropout, block_size)``, a forgotten dropout or the
+wrong number of heads is seen although the stand-in computes the same either
+way. None of them is a solution to any exercise: each is a small,
+deterministic, causal module.
 """
+import contextlib
 import sys
 import types
 
@@ -12,11 +24,21 @@ import torch
 import torch.nn as nn
 
 
-class Head(nn.Module):
+class StandIn(nn.Module):
+    """A part built by the grader's code in place of the student's."""
+
+    contract = ""  # the class it stands in for
+    built_with: dict
+
+
+class Head(StandIn):
     """Has the contract's ``key``, ``query`` and ``value`` but works position by position."""
 
-    def __init__(self, n_embd: int, head_size: int, block_size: int, dropout: float = 0.0):
+    contract = "Head"
+
+    def __init__(self, n_embd, head_size, block_size, dropout=0.0):
         super().__init__()
+        self.built_with = {"n_embd": n_embd, "head_size": head_size, "block_size": block_size, "dropout": dropout}
         self.key = nn.Linear(n_embd, head_size, bias=False)
         self.query = nn.Linear(n_embd, head_size, bias=False)
         self.value = nn.Linear(n_embd, head_size, bias=False)
@@ -26,35 +48,66 @@ class Head(nn.Module):
         return torch.tanh(self.value(x)) * gate  # (B, T, hs)
 
 
-class Mixer(nn.Module):
-    """Stands in for attention: a causal running maximum over time."""
+class Attention(StandIn):
+    """Stands in for MultiHeadAttention: a causal running maximum over time."""
 
-    def __init__(self, n_embd: int):
+    contract = "MultiHeadAttention"
+
+    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
         super().__init__()
-        self.lin = nn.Linear(n_embd, n_embd)
+        self.built_with = {"n_embd": n_embd, "n_head": n_head, "block_size": block_size, "dropout": dropout}
+        self.standin = nn.Linear(n_embd, n_embd)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.cummax(self.lin(x), dim=-2).values  # (B, T, C), position t sees 0..t
+        return torch.cummax(self.standin(x), dim=-2).values  # (B, T, C), position t sees 0..t
 
 
-class PositionWise(nn.Module):
-    """Stands in for the feed-forward layer."""
+class FeedForward(StandIn):
+    """Stands in for FeedForward: one position-wise layer."""
 
-    def __init__(self, n_embd: int):
+    contract = "FeedForward"
+
+    def __init__(self, n_embd, dropout=0.0):
         super().__init__()
-        self.lin = nn.Linear(n_embd, n_embd)
+        self.built_with = {"n_embd": n_embd, "dropout": dropout}
+        self.standin = nn.Linear(n_embd, n_embd)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.tanh(self.lin(x))  # (B, T, C)
+        return torch.tanh(self.standin(x))  # (B, T, C)
 
 
-_KINDS = {"mixer": Mixer, "position_wise": PositionWise}
+BY_CONTRACT = {cls.contract: cls for cls in (Head, Attention, FeedForward)}
 
 
-def build(spec: dict) -> nn.Module:
-    """Build a stand-in from a request's plain description, e.g. ``{"kind": "mixer", "n_embd": 8}``."""
-    spec = dict(spec)
-    return _KINDS[spec.pop("kind")](**spec)
+@contextlib.contextmanager
+def standing_in(namespace, names):
+    """While the block runs, each of ``names`` (contract class names) in the
+    module ``namespace``, and every other global bound to the same object,
+    is the stand-in."""
+    scope = vars(namespace)
+    saved: dict = {}
+    for name in names:
+        original = scope.get(name)
+        aliases = [key for key, value in scope.items() if original is not None and value is original]
+        for key in {name, *aliases}:
+            saved.setdefault(key, scope.get(key, _ABSENT))
+            scope[key] = BY_CONTRACT[name]
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is _ABSENT:
+                scope.pop(key, None)
+            else:
+                scope[key] = value
+
+
+_ABSENT = object()
+
+
+def parts(module: nn.Module) -> list:
+    """Every stand-in inside ``module``: [path, contract class, arguments it was built with]."""
+    return [[path, m.contract, dict(m.built_with)] for path, m in module.named_modules() if isinstance(m, StandIn)]
 
 
 def head_module() -> types.ModuleType:
@@ -64,7 +117,8 @@ def head_module() -> types.ModuleType:
     return mod
 
 
-# Which sibling modules an exercise is given as stand-ins instead of the student's own.
+# Which sibling modules an exercise imports as stand-ins instead of the
+# student's own: ex6 never runs the student's ex5_head.py.
 SIBLINGS = {"ex6_block": {"ex5_head": head_module}}
 
 

@@ -1,7 +1,8 @@
 """What runs inside a submission's child process.
 
-The child imports one exercise file, says whether that worked, then answers
-the grader's requests until the grader hangs up. It never decides anything:
+The child waits for the grader's word to begin, imports one exercise file,
+says whether that worked, then answers the grader's requests until the grader
+hangs up. It never decides anything:
 every answer is read back with a safe loader and judged by the grader.
 Everything here can be undone by the submission (it shares the process), which
 is fine: the worst it can do is send a wrong answer or none.
@@ -36,9 +37,12 @@ def describe(exc: BaseException, filename: str) -> dict:
         return info
     if isinstance(exc, SystemExit):
         info["message"] = f"exit({_text(exc.code)})"
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == filename:
-            info["lines"].append([int(frame.lineno or 0), _text(frame.line or "")])
+    frames = [(f.filename, f.lineno, f.line) for f in traceback.extract_tb(exc.__traceback__)]
+    if isinstance(exc, ops.BackwardFailed):
+        frames = exc.frames  # the forward lines the failing gradient traces back to
+    for name, lineno, line in frames:
+        if name == filename:
+            info["lines"].append([int(lineno or 0), _text(line or "")])
     info["lines"] = info["lines"][-5:]
     return info
 
@@ -54,14 +58,23 @@ def _plain(value):
     return {"bad_type": _text(f"{type(value).__module__}.{type(value).__qualname__}")}
 
 
+def _plain_arg(value):
+    """An argument a stand-in was built with: a number as it is, anything else by name."""
+    if value is None or type(value) in (int, float, bool):
+        return value
+    return _text(repr(value))[:60]
+
+
 def _plain_response(response: dict) -> dict:
     if "value" in response:
         return {"value": _plain(response["value"]), "args": [_plain(a) for a in response.get("args", [])]}
+    response = dict(response)
     if "outs" in response:
-        response = dict(response)
         response["outs"] = [_plain(o) for o in response["outs"]]
         response["input_grad"] = _plain(response["input_grad"])
         response["grads"] = {k: _plain(v) for k, v in response["grads"].items()}
+    if "parts" in response:
+        response["parts"] = [[path, contract, {k: _plain_arg(v) for k, v in args.items()}] for path, contract, args in response["parts"]]
     return response
 
 
@@ -111,6 +124,13 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
     except BaseException:  # noqa: BLE001 - nothing to report to yet
         os._exit(70)
 
+    # A child may be started while another exercise's checks run: its
+    # submission code waits for the grader's word, given once that exercise is
+    # over, so that no import runs during another exercise's checks.
+    try:
+        protocol.receive(req_fd)
+    except BaseException:  # noqa: BLE001 - the grader hung up before this exercise began
+        os._exit(0)
     exercise_id, filename = spec["exercise"], spec["display_name"]
     path = os.path.join(private_dir, exercise_id + ".py")
     module = types.ModuleType(exercise_id)

@@ -109,6 +109,11 @@ EXPECTED_POINTS = {
     "ex0_weighted_sum__kill_parent": FULL,  # --sandbox off: the grader is killed (SANDBOX_ONLY)
     "ex0_weighted_sum__kill_parent_group": FULL,  # likewise
     "ex0_weighted_sum__kill_all": FULL,  # never run with --sandbox off
+    # In the sandbox the zygote's group is 1: the kill is kill(-1), which can
+    # reach no process of the grader's (nor the zygote, the namespace's process
+    # 1), and the answers are right; --sandbox off: the grader is killed
+    # (SANDBOX_ONLY).
+    "ex4_masking__kill_parent_group_at_import": FULL,
     # SANDBOX_ONLY: without the sandbox these cheat successfully.
     "ex0_weighted_sum__solutions_walk": {"off": FULL, "sandbox": 0},
     "ex0_weighted_sum__network": {"off": FULL, "sandbox": 0},
@@ -130,6 +135,7 @@ FEEDBACK = {
     "ex0_weighted_sum__sys_exit_import": ["importing the file failed", "SystemExit", "exit(0)"],
     "ex0_weighted_sum__os_exit_in_function": ["the process ended unexpectedly"],
     "ex0_weighted_sum__endless_import": ["importing the file took over 20 s"],
+    "ex4_masking__endless_import_ignoring_signals": ["importing the file took over 20 s"],
     # Six checks of 10 s fill the 60 s budget: on a loaded machine the last
     # restart can come after the budget is spent.
     "ex0_weighted_sum__sigterm_loop": [("time limit: no answer within 10 s", "used up its 60 s of time")],
@@ -182,6 +188,12 @@ FULL_RUNS = {
     "ex0_weighted_sum__write_other_exercises",
     "ex3_scaling__double_fork_daemon",
     "ex3_scaling__kill_zygote",
+    # ex5's child is started ahead while ex4's checks wait out the 20 s import:
+    # its own import deadline must not run out meanwhile.
+    "ex4_masking__endless_import_ignoring_signals",
+    # In the sandbox its kill(-1) must reach no other exercise's child (ex3's,
+    # graded while ex4's is started ahead, died of it and lost points).
+    "ex4_masking__kill_parent_group_at_import",
 }
 
 # Attacks that only the sandbox stops, and why. Without it the child runs as
@@ -195,6 +207,7 @@ SANDBOX_ONLY = {
     "ex0_weighted_sum__kill_parent": "the child, re-parented to the grader once the zygote is dead, SIGKILLs the grader: no report",
     "ex0_weighted_sum__kill_grader": "finds the grader in /proc and SIGKILLs it: no report",
     "ex0_weighted_sum__kill_parent_group": "SIGKILLs the zygote's process group, which is the grader's: no report",
+    "ex4_masking__kill_parent_group_at_import": "SIGKILLs its parent's process group at import, unguarded: the zygote's, which is the grader's: no report (in the sandbox: kill(-1))",
     "ex0_weighted_sum__kill_all": "kill(-1, SIGKILL) as the grader's user (root here) kills every process on the machine: never run without the sandbox",
     "ex0_weighted_sum__write_grader_folders": "rewrites the grader's checks, solutions and code, which the next grading would use",
     "ex0_weighted_sum__hardlink_runtime": "replaces the submission's files with hard links to the solutions (the grader refuses them when it reads the folder again)",
@@ -203,7 +216,7 @@ SANDBOX_ONLY = {
 # --sandbox off: the attack kills the grading process itself, so there is no
 # report; the test asserts that nothing outside the output folder changed and
 # that no process is left.
-GRADER_KILLED_OFF = {"ex0_weighted_sum__kill_parent", "ex0_weighted_sum__kill_grader", "ex0_weighted_sum__kill_parent_group"}
+GRADER_KILLED_OFF = {"ex0_weighted_sum__kill_parent", "ex0_weighted_sum__kill_grader", "ex0_weighted_sum__kill_parent_group", "ex4_masking__kill_parent_group_at_import"}
 # --sandbox off: never run.
 NOT_WITHOUT_SANDBOX = {"ex0_weighted_sum__kill_all"}
 # --sandbox off: the attack writes there, and the test checks what it wrote.
@@ -215,7 +228,7 @@ SYMLINKED = {"ex0_weighted_sum__symlink"}
 HARDLINKED = {"ex0_weighted_sum__hardlink"}
 
 # Started first: they wait out time limits.
-SLOW = ["ex0_weighted_sum__sigterm_loop", "ex0_weighted_sum__endless_import", "ex0_weighted_sum__kill_zygote", "ex0_weighted_sum__slow_import", "ex0_weighted_sum__solutions_walk"]
+SLOW = ["ex0_weighted_sum__sigterm_loop", "ex0_weighted_sum__endless_import", "ex4_masking__endless_import_ignoring_signals", "ex0_weighted_sum__kill_zygote", "ex0_weighted_sum__slow_import", "ex0_weighted_sum__solutions_walk"]
 
 TAG_ENV = b"ATTACK_TAG="
 PROJECT_PARTS = ("grader", "checks", "solutions")

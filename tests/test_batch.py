@@ -439,3 +439,43 @@ def test_a_dead_worker_is_replaced(tmp_path):
     assert all(float(rows[sid]["total"]) == results_of(out, sid)["score"] for sid in ids)
     assert not os.path.exists(out / "killer" / "results.json")  # not finished: the next run tries again
     assert os.listdir(tmp) == []
+
+
+def test_a_kill_of_the_parent_group_costs_no_one_else(tmp_path):
+    """tests/attacks/ex4_masking__kill_parent_group_at_import.py in a class of
+    two, one worker: at import, ex4's child SIGKILLs the process group of the
+    process that started it. In the sandbox that is kill(-1) (the zygote is
+    process 1, of group 1) and must cost nobody anything: the other student
+    keeps full marks, and so does every other exercise of the attacker (ex3's
+    child, graded while ex4's was started ahead, died of it). Without a
+    sandbox the kill reaches the worker itself (test_a_dead_worker_is_replaced):
+    the batch must still complete, and the honest student keep full marks."""
+    from grader import sandbox as sandbox_mod
+
+    sandboxed = sandbox_mod.available()
+    d, out, tmp = tmp_path / "subs", tmp_path / "out", tmp_path / "tmp"
+    with open(os.path.join(ROOT, "tests", "attacks", "ex4_masking__kill_parent_group_at_import.py"), encoding="utf-8") as f:
+        attack = f.read().replace("__ATTACK_TAG__", "atkbatchkillpgp")
+    make_submission(d / "attacker", {"ex4_masking": attack})
+    make_submission(d / "honest")
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "batch", str(d), "--out", str(out), "--jobs", "1", "--sandbox", "require" if sandboxed else "off"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(tmp),
+        start_new_session=True,  # whatever it kills stays in this session
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = by_id(read_csv(out))
+    assert sorted(rows) == ["attacker", "honest"]
+    full = maxima(results_of(out, "honest"))
+    assert sum(full.values()) == 100
+    assert points(rows["honest"]) == full and rows["honest"]["note"] == "", rows["honest"]
+    if not sandboxed:
+        return
+    got = points(rows["attacker"])
+    lost = {ex: (got[ex], full[ex]) for ex in IDS if ex != "ex4_masking" and got[ex] != full[ex]}
+    failed = [(t["name"], t["output"][:300]) for t in results_of(out, "attacker")["tests"] if t["status"] == "failed" and t["tags"][0] != "ex4_masking"]
+    assert not lost, f"the attack on ex4_masking cost other exercises points: {lost}\n{failed}"

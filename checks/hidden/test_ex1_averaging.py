@@ -2,36 +2,52 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, randn, t
+from grader.checking import expect, expect_close, pick, randn, t
 
 
 @pytest.mark.points(1)
 def test_matrix_is_float_and_size_one(sub, ref):
     """浮点类型；T = 1 / a float tensor; T = 1"""
-    w = sub.averaging_matrix(5)
+    T = pick(3, 5, 6, 8)
+    w = sub.averaging_matrix(T)
     expect(
         w.dtype == torch.float32,
-        t("averaging_matrix(5) 的类型", "the dtype of averaging_matrix(5)"),
+        t(f"averaging_matrix({T}) 的类型", f"the dtype of averaging_matrix({T})"),
         str(w.dtype),
         "torch.float32",
-        t("整数矩阵做不了 1/(i+1)；用 torch.ones 之类的浮点张量。", "An integer matrix cannot hold 1/(i+1); start from a float tensor such as torch.ones."),
+        t(
+            "整数矩阵装不下 1/(i+1)：从浮点张量开始（例如 torch.ones 默认是 float32）。",
+            "An integer matrix cannot hold 1/(i+1): start from a float tensor (torch.ones is float32 by default).",
+        )
+        if not (w.is_floating_point() or w.is_complex())
+        else t("约定是 torch 默认的浮点类型 float32。", "The contract is torch's default float dtype, float32."),
+        diagnosed=not (w.is_floating_point() or w.is_complex()),
     )
+    expect_close(w, ref.averaging_matrix(T), what=t(f"averaging_matrix({T})", f"averaging_matrix({T})"))
     expect_close(sub.averaging_matrix(1), ref.averaging_matrix(1), what=t("averaging_matrix(1)", "averaging_matrix(1)"))
 
 
 @pytest.mark.points(2)
-def test_average_past_ignores_the_future(sub):
+def test_average_past_ignores_the_future(sub, ref):
     """改动后面的位置不影响前面的输出 / changing later positions leaves earlier outputs alone"""
     x = randn(2, 6, 4, seed=12)
     y = x.clone()
     y[:, 3:] = randn(2, 3, 4, seed=13) * 10
     a, b = sub.average_past(x), sub.average_past(y)
+    future = ref.averaging_matrix(6).T
+    expect_close(
+        a,
+        ref.average_past(x),
+        what=t("average_past(x)，x 的形状为 (2, 6, 4)", "average_past(x) with x of shape (2, 6, 4)"),
+        diagnoses=[(future @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x."))],
+    )
     expect(
-        tuple(a.shape) == (2, 6, 4) and torch.allclose(a[:, :3], b[:, :3], atol=1e-6),
+        tuple(a.shape) != (2, 6, 4) or tuple(b.shape) != (2, 6, 4) or torch.allclose(a[:, :3], b[:, :3], atol=1e-6),
         t("只改动位置 3..5 后，位置 0..2 的输出", "outputs at positions 0..2 after changing only positions 3..5"),
         t("变了", "they changed").inline(),
         t("不变", "unchanged").inline(),
-        t("位置 t 只能用到 0..t：检查矩阵是不是下三角、是不是放在 x 的左边。", "Position t may only use 0..t: is the matrix lower-triangular and on the left of x?"),
+        t("前面位置的输出随后面的位置变了：位置 t 用到了未来，它只能用 0..t。", "Earlier outputs changed with later positions: position t uses the future; it may only use 0..t."),
+        diagnosed=True,
     )
 
 
@@ -47,6 +63,6 @@ def test_average_past_float64(sub, ref):
 @pytest.mark.points(1)
 def test_average_past_other_sizes(sub, ref):
     """T = 1 与更长的 T / T = 1 and a longer T"""
-    for shape, seed in (((4, 1, 3), 15), ((1, 9, 2), 16)):
+    for shape, seed in (((4, 1, 3), 15), ((1, pick(16, 9, 10, 12, 14), 2), 16)):
         x = randn(*shape, seed=seed)
         expect_close(sub.average_past(x), ref.average_past(x), what=t(f"average_past(x)，x 的形状为 {shape}", f"average_past(x) with x of shape {shape}"))

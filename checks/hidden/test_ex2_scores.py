@@ -13,7 +13,6 @@ def test_batches_stay_apart(sub, ref):
         sub.attention_scores(q, k),
         ref.attention_scores(q, k),
         what=t("B = 3：第 b 个样本只和自己的键做点积", "B = 3: sample b is matched only with its own keys"),
-        hint=t("用批量矩阵乘法 q @ k.transpose(-2, -1)，不要把样本摊平到一起。", "Use batched matmul q @ k.transpose(-2, -1); do not flatten the samples together."),
     )
 
 

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, randn, t
+from grader.checking import expect, expect_close, fmt, randn, t
 
 
 @pytest.mark.points(2)
@@ -10,14 +10,15 @@ def test_input_left_unchanged(sub, ref):
     """不改动传进来的张量 / the input tensor is left unchanged"""
     scores = randn(2, 3, 3, seed=32)
     got, (after, _) = sub.call_keeping_args("scale_scores", scores, 4)
-    expect_close(got, ref.scale_scores(scores, 4), what=t("scale_scores(scores, 4)", "scale_scores(scores, 4)"))
     expect(
         torch.equal(after, scores),
         t("调用 scale_scores 之后，传进去的 scores", "the scores passed in, after scale_scores returns"),
-        t("被改动了", "changed").inline(),
-        t("原样不变", "unchanged").inline(),
-        t("不要原地修改（scores *= ...、mul_）：返回一个新张量。", "Do not modify in place (scores *= ..., mul_): return a new tensor."),
+        fmt(after[0]),
+        fmt(scores[0]),
+        t("传进去的张量被改动了：不要原地修改（scores *= ...、mul_），返回一个新张量。", "The tensor passed in was changed: do not modify in place (scores *= ..., mul_); return a new tensor."),
+        diagnosed=True,
     )
+    expect_close(got, ref.scale_scores(scores, 4), what=t("scale_scores(scores, 4)", "scale_scores(scores, 4)"))
 
 
 @pytest.mark.points(1)
@@ -28,10 +29,11 @@ def test_float64(sub, ref):
 
 
 @pytest.mark.points(1)
-def test_head_size_one(sub, ref):
-    """head_size = 1 时不变 / head_size = 1 leaves scores as they are"""
+def test_head_size_one_and_four(sub, ref):
+    """head_size = 1 时不变，4 时减半 / head_size = 1 leaves scores as they are, 4 halves them"""
     scores = randn(3, 2, 2, seed=34)
-    expect_close(sub.scale_scores(scores, 1), ref.scale_scores(scores, 1), what=t("head_size = 1", "head_size = 1"))
+    for head_size in (1, 4):
+        expect_close(sub.scale_scores(scores, head_size), ref.scale_scores(scores, head_size), what=t(f"head_size = {head_size}", f"head_size = {head_size}"))
 
 
 @pytest.mark.points(1)
@@ -39,3 +41,5 @@ def test_any_shape(sub, ref):
     """任意形状 / any shape"""
     scores = randn(2, 3, 4, 4, seed=35)
     expect_close(sub.scale_scores(scores, 25), ref.scale_scores(scores, 25), what=t("4 维的 scores (2, 3, 4, 4)", "4-d scores (2, 3, 4, 4)"))
+    flat = randn(6, seed=36)
+    expect_close(sub.scale_scores(flat, 25), ref.scale_scores(flat, 25), what=t("1 维的 scores (6,)", "1-d scores (6,)"))

@@ -6,19 +6,33 @@ from grader.checking import expect, expect_close, fmt, randn, t
 from grader.contract import head_state
 
 
+def by_hand(state, x, scale=None, fill=float("-inf"), mask=True, values=True):
+    """The head computed step by step, with one step changed: what a usual
+    mistake gives (hidden checks only: this is the solution written out)."""
+    q, k, v = (x @ state[f"{p}.weight"].T for p in ("query", "key", "value"))
+    hs = k.shape[-1]
+    wei = q @ k.transpose(-2, -1) * (hs**-0.5 if scale is None else scale)
+    T = x.shape[-2]
+    if mask:
+        wei = wei.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), fill)
+    return wei.softmax(-1) @ (v if values else x)
+
+
 @pytest.mark.points(3)
 def test_head_wider_than_input(sub, ref):
-    """head_size 大于 n_embd / head_size larger than n_embd"""
+    """head_size 大于 n_embd，T 大于 8 / head_size larger than n_embd, T longer than 8"""
     init = dict(n_embd=6, head_size=10, block_size=16)
-    state, x = head_state(6, 10, seed=61), randn(4, 7, 6, seed=62)
+    state, x = head_state(6, 10, seed=61), randn(4, 12, 6, seed=62)
     expect_close(
         sub.module("Head", init=init, state=state, inputs=[x]).outs[0],
         ref.module("Head", init=init, state=state, inputs=[x]).outs[0],
-        what=t("Head(n_embd=6, head_size=10, block_size=16)，x 形状 (4, 7, 6)", "Head(n_embd=6, head_size=10, block_size=16) on x of shape (4, 7, 6)"),
-        hint=t(
-            "缩放用 head_size（k.shape[-1]），不是 n_embd（x.shape[-1]）；加权求和用 v，不是 x。",
-            "Scale by head_size (k.shape[-1]), not n_embd (x.shape[-1]); sum the values v, not x.",
-        ),
+        what=t("Head(n_embd=6, head_size=10, block_size=16)，x 形状 (4, 12, 6)", "Head(n_embd=6, head_size=10, block_size=16) on x of shape (4, 12, 6)"),
+        diagnoses=[
+            (by_hand(state, x, scale=6**-0.5), t("你按 n_embd（x.shape[-1]）缩放了；要按 head_size（k.shape[-1]）。", "You scaled by n_embd (x.shape[-1]); scale by head_size (k.shape[-1]).")),
+            (by_hand(state, x, values=False), t("你对 x 加权求和了；要对值 v = value(x) 加权求和（sum the values v）。", "You summed x; sum the values v = value(x).")),
+            (by_hand(state, x, mask=False), t("没有掩码：这个头看见了未来（sees the future）。", "There is no mask: the head sees the future.")),
+            (by_hand(state, x, fill=0.0), t("你把未来的分数填成了 0，不是 -inf：0 经过 softmax 仍有权重，这个头看见了未来。", "You filled the future's scores with 0, not -inf: a 0 still gets weight after softmax, so the head sees the future.")),
+        ],
     )
 
 
@@ -31,11 +45,31 @@ def test_dropout_off_in_eval(sub, ref):
         sub.module("Head", init=init, state=state, inputs=[x], train=False).outs[0],
         ref.module("Head", init=init, state=state, inputs=[x], train=False).outs[0],
         what=t("dropout=0.5 的 Head，在 eval 模式", "a Head with dropout=0.5 in eval mode"),
-        hint=t(
-            "用 nn.Dropout 模块（它在 eval 模式自动关闭），不要用 F.dropout(..., training=True)。",
-            "Use an nn.Dropout module (it switches off in eval mode), not F.dropout(..., training=True).",
-        ),
     )
+
+
+def _dropout_hint(row: torch.Tensor, v0: torch.Tensor):
+    """What the training-mode output at position 0 says about the dropout
+    (position 0 sees only itself: its one weight is 1)."""
+    zero = torch.isclose(row, torch.zeros_like(row), atol=1e-5)
+    doubled = torch.isclose(row, 2 * v0, atol=1e-4)
+    if torch.allclose(row, v0, atol=1e-4):
+        return t("训练模式下什么也没有丢弃：dropout 没有生效。", "Nothing was dropped in training mode: the dropout does not act.")
+    if bool((zero | doubled).all()) and not bool((zero.all(-1) | doubled.all(-1)).all()):
+        return t(
+            "dropout 丢弃的是输出的单个数，而不是注意力权重：要作用在 softmax 之后的权重 wei 上（not to the output）。",
+            "The dropout removes single entries of the output, not attention weights: apply it to the weights wei after softmax, not to the output.",
+        )
+    kept = ~zero.all(-1)
+    if bool(kept.any()):
+        ratio = row[kept] / v0[kept]
+        k = ratio.flatten()[0]
+        if torch.allclose(ratio, k.expand_as(ratio), rtol=1e-3, atol=1e-5) and not torch.isclose(k, torch.tensor(2.0)):
+            return t(
+                f"留下的权重变成了 {k.item():.3g}，dropout=0.5 应该变成 2：dropout 的比例不是传进来的 dropout。",
+                f"The kept weight became {k.item():.3g}; with dropout=0.5 it becomes 2: the dropout rate is not the one passed in.",
+            )
+    return None
 
 
 @pytest.mark.points(2)
@@ -49,6 +83,7 @@ def test_dropout_on_the_weights(sub):
     row = out[:, 0]
     dropped = torch.isclose(row, torch.zeros_like(row), atol=1e-5).all(-1)
     kept = torch.isclose(row, 2 * v0, atol=1e-4).all(-1)
+    hint = _dropout_hint(row, v0)
     expect(
         bool((dropped | kept).all()) and bool(dropped.any()) and bool(kept.any()),
         t(
@@ -57,10 +92,8 @@ def test_dropout_on_the_weights(sub):
         ),
         fmt(row[:4]),
         t("每行要么全 0，要么等于 2·v₀", "each row either all 0 or exactly 2·v₀").inline(),
-        t(
-            "dropout 要作用在 softmax 之后的权重 wei 上，而不是输出或 v 上；训练模式下要真的生效。",
-            "Apply dropout to the weights wei after softmax, not to the output or to v; it must act in train mode.",
-        ),
+        hint,
+        diagnosed=hint is not None,
     )
 
 
@@ -73,10 +106,6 @@ def test_float64(sub, ref):
         sub.module("Head", init=init, state=state, inputs=[x], dtype=torch.float64).outs[0],
         ref.module("Head", init=init, state=state, inputs=[x], dtype=torch.float64).outs[0],
         what=t("整个 Head 转成 float64（module.double()）", "the whole Head in float64 (module.double())"),
-        hint=t(
-            "不要写死 float32：掩码和常数跟着输入的 dtype 走；tril 作为 buffer 会随模块一起转换。",
-            "Do not hard-code float32: build masks and constants in the input's dtype; a tril buffer converts with the module.",
-        ),
         atol=1e-10,
         rtol=1e-8,
     )
@@ -89,5 +118,12 @@ def test_input_gradient(sub, ref):
     state, x = head_state(6, 3, seed=69), randn(2, 5, 6, seed=70)
     got = sub.module("Head", init=init, state=state, inputs=[x], backward=True).input_grad
     want = ref.module("Head", init=init, state=state, inputs=[x], backward=True).input_grad
-    expect(got is not None, t("x 的梯度", "the gradient of x"), "None", t("一个张量", "a tensor").inline(), t("不要 detach 输入或中间结果。", "Do not detach the input or anything computed from it."))
+    expect(
+        got is not None,
+        t("x 的梯度", "the gradient of x"),
+        "None",
+        t("一个张量", "a tensor").inline(),
+        t("输出不依赖输入 x：计算图在 x 之后被切断了（detach）。", "The output does not depend on the input x: the graph is cut after it (detach)."),
+        diagnosed=True,
+    )
     expect_close(got, want, what=t("x 的梯度", "the gradient of x"), atol=1e-4, rtol=1e-3)

@@ -2,48 +2,52 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, randn, t
+from grader.checking import expect, expect_close, fmt, pick, randn, t
+
+
+def matrix_diagnoses(want: torch.Tensor) -> list:
+    T = want.shape[-1]
+    ones = torch.tril(torch.ones(T, T))
+    upper = t("你的矩阵是上三角：要用 torch.tril，不是 torch.triu。", "Your matrix is upper-triangular: use torch.tril, not torch.triu.")
+    return [
+        (want.T.contiguous(), upper),
+        (ones.T / ones.T.sum(1, keepdim=True), upper),
+        (ones, t("没有归一化：每行要除以这一行的和。", "Not normalised: divide each row by its sum.")),
+        (ones / T, t("你每行都除以了 T；第 i 行应除以 i+1。", "You divided every row by T; row i must be divided by i+1.")),
+    ]
 
 
 @pytest.mark.points(2)
-def test_matrix_of_four(sub, ref):
-    """averaging_matrix(4) 的数值 / the values of averaging_matrix(4)"""
-    want = ref.averaging_matrix(4)
-    expect_close(
-        sub.averaging_matrix(4),
-        want,
-        what=t("averaging_matrix(4)", "averaging_matrix(4)"),
-        hint=t(
-            "下三角全 1 矩阵（torch.tril），每行除以这一行的和：第 i 行是 i+1 个 1/(i+1)。",
-            "A lower-triangular matrix of ones (torch.tril), each row divided by its sum: row i holds i+1 copies of 1/(i+1).",
-        ),
-        diagnoses=[
-            (want.T.contiguous(), t("你的矩阵是上三角：要用 torch.tril，不是 torch.triu。", "Your matrix is upper-triangular: use torch.tril, not torch.triu.")),
-            (torch.tril(torch.ones(4, 4)), t("没有归一化：每行要除以这一行的和。", "Not normalised: divide each row by its sum.")),
-            (torch.tril(torch.ones(4, 4)) / 4, t("你每行都除以了 T；第 i 行应除以 i+1。", "You divided every row by T; row i must be divided by i+1.")),
-        ],
-    )
+def test_matrix_values(sub, ref):
+    """averaging_matrix(T) 的数值 / the values of averaging_matrix(T)"""
+    T = pick(1, 4, 5, 6, 7, 9, 10)
+    want = ref.averaging_matrix(T)
+    expect_close(sub.averaging_matrix(T), want, what=t(f"averaging_matrix({T})", f"averaging_matrix({T})"), diagnoses=matrix_diagnoses(want))
 
 
 @pytest.mark.points(1)
-def test_rows_sum_to_one_no_future(sub):
+def test_rows_sum_to_one_no_future(sub, ref):
     """每行和为 1，对角线以上为 0 / rows sum to 1, zero above the diagonal"""
-    w = sub.averaging_matrix(7)
-    expect(tuple(w.shape) == (7, 7), t("averaging_matrix(7) 的形状", "the shape of averaging_matrix(7)"), str(tuple(w.shape)), "(7, 7)")
+    T = pick(2, 7, 8, 11, 12, 13)
+    w = sub.averaging_matrix(T)
+    expect(tuple(w.shape) == (T, T), t(f"averaging_matrix({T}) 的形状", f"the shape of averaging_matrix({T})"), str(tuple(w.shape)), f"({T}, {T})")
     expect(
-        torch.allclose(w.double().sum(-1), torch.ones(7, dtype=torch.float64), atol=1e-6),
-        t("averaging_matrix(7) 每行之和", "the sum of each row of averaging_matrix(7)"),
+        torch.allclose(w.double().sum(-1), torch.ones(T, dtype=torch.float64), atol=1e-6),
+        t(f"averaging_matrix({T}) 每行之和", f"the sum of each row of averaging_matrix({T})"),
         fmt(w.double().sum(-1)),
-        "[1, 1, 1, 1, 1, 1, 1]",
+        "[1, 1, ..., 1]",
         t("每行是一组权重，加起来要等于 1。", "Each row is a set of weights and must add up to 1."),
     )
     expect(
         bool((torch.triu(w, diagonal=1) == 0).all()),
-        t("averaging_matrix(7) 对角线以上的格子", "the entries of averaging_matrix(7) above the diagonal"),
+        t(f"averaging_matrix({T}) 对角线以上的格子", f"the entries of averaging_matrix({T}) above the diagonal"),
         t("有不为 0 的格子", "some are not 0").inline(),
         t("全部为 0", "all exactly 0").inline(),
-        t("位置 i 只能平均 0..i，不能用到未来（j > i）。", "Position i averages 0..i only, never the future (j > i)."),
+        t("对角线以上不为 0：位置 i 用到了未来（j > i）；它只能平均 0..i。", "Entries above the diagonal are not 0: position i uses the future (j > i); it may only average 0..i, never the future."),
+        diagnosed=True,
     )
+    want = ref.averaging_matrix(T)
+    expect_close(w, want, what=t(f"averaging_matrix({T}) 的数值", f"the values of averaging_matrix({T})"), diagnoses=matrix_diagnoses(want))
 
 
 @pytest.mark.points(2)
@@ -54,9 +58,8 @@ def test_average_past_random(sub, ref):
         sub.average_past(x),
         ref.average_past(x),
         what=t("average_past(x)，x 的形状为 (2, 5, 3)", "average_past(x) with x of shape (2, 5, 3)"),
-        hint=t(
-            "矩阵在左边：averaging_matrix(T) @ x，(T, T) @ (B, T, C) -> (B, T, C)。",
-            "The matrix goes on the left: averaging_matrix(T) @ x, (T, T) @ (B, T, C) -> (B, T, C).",
-        ),
-        diagnoses=[(x.mean(1, keepdim=True).expand_as(x), t("你对所有位置取了平均，包括未来的位置。", "You averaged over all positions, the future included."))],
+        diagnoses=[
+            (x.mean(1, keepdim=True).expand_as(x), t("你对所有位置取了平均，包括未来的位置。", "You averaged over all positions, the future included.")),
+            (ref.averaging_matrix(5).T @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x.")),
+        ],
     )

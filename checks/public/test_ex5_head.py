@@ -1,7 +1,8 @@
 """ex5_head: public checks.
 
 Sizes are chosen so that the usual slips show: n_embd != head_size != T !=
-block_size, and B > 1.
+block_size, block_size > 8, and B > 1. Heads are built as MultiHeadAttention
+builds them: Head(n_embd, head_size, block_size), positionally.
 """
 import pytest
 import torch
@@ -9,7 +10,8 @@ import torch
 from grader.checking import expect, expect_close, expect_grads, randn, t
 from grader.contract import head_state as _head_state
 
-N_EMBD, HS, BLOCK = 12, 4, 8
+N_EMBD, HS, BLOCK = 12, 4, 10
+INIT = [N_EMBD, HS, BLOCK]
 
 
 def head_state(seed):
@@ -19,9 +21,6 @@ def head_state(seed):
 def scaled_query(state, factor):
     """The same head with its queries scaled: what a wrong scale factor gives."""
     return dict(state, **{"query.weight": state["query.weight"] * factor})
-
-
-INIT = dict(n_embd=N_EMBD, head_size=HS, block_size=BLOCK)
 
 
 @pytest.mark.points(4)
@@ -36,12 +35,8 @@ def test_output_matches(sub, ref):
         got,
         want,
         what=t(
-            f"Head(n_embd={N_EMBD}, head_size={HS}, block_size={BLOCK})，x 形状 (2, 5, {N_EMBD})，eval 模式",
-            f"Head(n_embd={N_EMBD}, head_size={HS}, block_size={BLOCK}) on x of shape (2, 5, {N_EMBD}), eval mode",
-        ),
-        hint=t(
-            "顺序：k、q、v 三个线性层 → q @ kᵀ × head_size ** -0.5 → 掩码 → softmax(dim=-1) → dropout → @ v。",
-            "In order: the k, q, v linear layers -> q @ kᵀ * head_size ** -0.5 -> mask -> softmax(dim=-1) -> dropout -> @ v.",
+            f"Head({N_EMBD}, {HS}, {BLOCK})，x 形状 (2, 5, {N_EMBD})，eval 模式",
+            f"Head({N_EMBD}, {HS}, {BLOCK}) on x of shape (2, 5, {N_EMBD}), eval mode",
         ),
         diagnoses=[
             (by_n_embd, t("你按 n_embd（C）缩放了；要按 head_size 缩放。", "You scaled by n_embd (C); scale by head_size.")),
@@ -51,21 +46,25 @@ def test_output_matches(sub, ref):
 
 
 @pytest.mark.points(2)
-def test_shapes_short_and_full(sub, ref):
-    """T = 1 与 T = block_size / T = 1 and T = block_size"""
+def test_one_head_many_lengths(sub, ref):
+    """同一个 Head 先后处理 T = 1、3、block_size / one Head on T = 1, 3 and block_size in turn"""
     state = head_state(seed=53)
-    for T, seed in ((1, 54), (BLOCK, 55)):
-        x = randn(3, T, N_EMBD, seed=seed)
+    xs = [randn(3, T, N_EMBD, seed=54 + T) for T in (1, 3, BLOCK)]
+    got = sub.module("Head", init=INIT, state=state, inputs=xs).outs
+    want = ref.module("Head", init=INIT, state=state, inputs=xs).outs
+    for x, g, w in zip(xs, got, want):
         expect_close(
-            sub.module("Head", init=INIT, state=state, inputs=[x]).outs[0],
-            ref.module("Head", init=INIT, state=state, inputs=[x]).outs[0],
-            what=t(f"x 形状 (3, {T}, {N_EMBD})", f"x of shape (3, {T}, {N_EMBD})"),
-            hint=t("掩码要切到当前的 T：tril[:T, :T]。", "Cut the mask to the current T: tril[:T, :T]."),
+            g,
+            w,
+            what=t(
+                f"同一个 Head 依次处理 T = 1、3、{BLOCK} 的输入；这里是 x 形状 {tuple(x.shape)}",
+                f"one Head given inputs of T = 1, 3 and {BLOCK} in turn; here x of shape {tuple(x.shape)}",
+            ),
         )
 
 
 @pytest.mark.points(2)
-def test_does_not_see_the_future(sub):
+def test_does_not_see_the_future(sub, ref):
     """改动后面的位置不影响前面的输出 / changing later positions leaves earlier outputs alone"""
     state = head_state(seed=56)
     x = randn(2, 6, N_EMBD, seed=57)
@@ -73,15 +72,17 @@ def test_does_not_see_the_future(sub):
     y[:, 4:] = randn(2, 2, N_EMBD, seed=58) * 5
     a, b = sub.module("Head", init=INIT, state=state, inputs=[x, y]).outs
     expect(
-        a.shape == b.shape == (2, 6, HS) and torch.allclose(a[:, :4], b[:, :4], atol=1e-5),
+        a.shape != b.shape or a.shape != (2, 6, HS) or torch.allclose(a[:, :4], b[:, :4], atol=1e-5),
         t("只改动位置 4、5 之后，位置 0..3 的输出", "outputs at positions 0..3 after changing only positions 4 and 5"),
         t("变了：模型看见了未来", "they changed: the head sees the future").inline(),
         t("不变", "unchanged").inline(),
         t(
-            "softmax 之前把对角线以上（j > i）设为 -inf；用 tril，不是 triu，也不是填 0。",
-            "Before softmax set everything above the diagonal (j > i) to -inf; use tril, not triu, and not 0.",
+            "前面位置的输出随后面的位置变了：对角线以上（j > i）的权重在 softmax 之后必须恰好是 0。",
+            "Earlier outputs changed with later positions: every weight above the diagonal (j > i) must be exactly 0 after softmax.",
         ),
+        diagnosed=True,
     )
+    expect_close(a, ref.module("Head", init=INIT, state=state, inputs=[x]).outs[0], what=t(f"x 形状 (2, 6, {N_EMBD}) 的输出", f"the output for x of shape (2, 6, {N_EMBD})"))
 
 
 @pytest.mark.points(2)

@@ -1,80 +1,75 @@
 """ex6_block: public checks.
 
 ex6 is graded with the grader's stand-ins (grader/standins.py) in place of
-your Head, attention and feed-forward layers, so a mistake in ex5 never costs
-points here. Build MultiHeadAttention's heads with the ``Head`` imported from
-``ex5_head``, and call ``self.sa``, ``self.ffwd``, ``self.ln1``, ``self.ln2``
-in Block.forward.
+your Head, MultiHeadAttention and FeedForward wherever they are parts of what
+is checked, so a mistake in ex5 (or in the attention, for the Block) never
+costs points twice. The stand-ins are swapped in when your code calls
+``Head(...)``, ``MultiHeadAttention(...)`` or ``FeedForward(...)``, whether
+Head comes from ex5_head or from this file, and they note the arguments your
+code passes them: those must be the contract's. Modules are built as a model
+builds them, with positional arguments in the contract's order.
 """
 import pytest
-import torch
 
-from grader.checking import expect_close, randn, t
-from grader.contract import block_standins, block_state, ffwd_state, mha_state
+from grader.checking import expect_close, expect_parts, randn, t
+from grader.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
 
 N_EMBD, N_HEAD, BLOCK = 12, 3, 8
+INIT = [N_EMBD, N_HEAD, BLOCK]  # MultiHeadAttention(n_embd, n_head, block_size), Block(n_embd, n_head, block_size)
+
+
+def block_diagnoses(state, x):
+    return [
+        (block_by_hand(state, x, N_HEAD, BLOCK, order="post"), t("这是后置归一化 ln1(x + sa(x))：要前置，x + sa(ln1(x))（不是 post-norm）。", "This is post-norm, ln1(x + sa(x)): normalise first, x + sa(ln1(x)) (pre-norm, not post-norm).")),
+        (block_by_hand(state, x, N_HEAD, BLOCK, order="no_residual"), t("没有残差连接：要把 sa(...) 和 ffwd(...) 加回到 x 上。", "There are no residual connections: add sa(...) and ffwd(...) back onto x.")),
+    ]
 
 
 @pytest.mark.points(3)
 def test_feed_forward(sub, ref):
     """FeedForward 的输出 / the output of FeedForward"""
-    init, state, x = dict(n_embd=N_EMBD), ffwd_state(N_EMBD, seed=71), randn(2, 5, N_EMBD, seed=72)
+    init, state, x = [N_EMBD], ffwd_state(N_EMBD, seed=71), randn(2, 5, N_EMBD, seed=72)
     expect_close(
         sub.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
         ref.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
-        what=t(f"FeedForward(n_embd={N_EMBD})，x 形状 (2, 5, {N_EMBD})", f"FeedForward(n_embd={N_EMBD}) on x of shape (2, 5, {N_EMBD})"),
-        hint=t(
-            "net = Sequential(Linear(n, 4n), ReLU(), Linear(4n, n), Dropout)：中间层宽 4 倍，中间有 ReLU。",
-            "net = Sequential(Linear(n, 4n), ReLU(), Linear(4n, n), Dropout): the middle is 4x wide, with a ReLU.",
-        ),
+        what=t(f"FeedForward({N_EMBD})，x 形状 (2, 5, {N_EMBD})", f"FeedForward({N_EMBD}) on x of shape (2, 5, {N_EMBD})"),
     )
 
 
 @pytest.mark.points(4)
 def test_multi_head_attention(sub, ref):
     """多头注意力：拼接各头，再投影 / multi-head attention: concatenate the heads, then project"""
-    init = dict(n_embd=N_EMBD, n_head=N_HEAD, block_size=BLOCK)
     state, x = mha_state(N_EMBD, N_HEAD, seed=73), randn(2, 5, N_EMBD, seed=74)
-    expect_close(
-        sub.module("MultiHeadAttention", init=init, state=state, inputs=[x]).outs[0],
-        ref.module("MultiHeadAttention", init=init, state=state, inputs=[x]).outs[0],
-        what=t(
-            f"MultiHeadAttention(n_embd={N_EMBD}, n_head={N_HEAD}, block_size={BLOCK})（用评分程序的替身 Head）",
-            f"MultiHeadAttention(n_embd={N_EMBD}, n_head={N_HEAD}, block_size={BLOCK}) (with the grader's stand-in Head)",
-        ),
-        hint=t(
-            "每个头的 head_size = n_embd // n_head；按顺序在最后一维拼接（dim=-1），再 proj，再 dropout。",
-            "Each head has head_size = n_embd // n_head; concatenate them in order on the last dim (dim=-1), then proj, then dropout.",
-        ),
+    what = t(
+        f"MultiHeadAttention({N_EMBD}, {N_HEAD}, {BLOCK})（用评分程序的替身 Head）",
+        f"MultiHeadAttention({N_EMBD}, {N_HEAD}, {BLOCK}) (with the grader's stand-in Head)",
     )
+    got = sub.module("MultiHeadAttention", init=INIT, state=state, inputs=[x], standins=MHA_STANDINS)
+    want = ref.module("MultiHeadAttention", init=INIT, state=state, inputs=[x], standins=MHA_STANDINS)
+    expect_parts(got, want, what)
+    expect_close(got.outs[0], want.outs[0], what=what)
 
 
 @pytest.mark.points(4)
 def test_block_pre_norm_residuals(sub, ref):
     """GPT 块：前置层归一化与残差 / the GPT block: pre-norm and residuals"""
-    init = dict(n_embd=N_EMBD, n_head=N_HEAD, block_size=BLOCK)
     state, x = block_state(N_EMBD, seed=75), randn(2, 5, N_EMBD, seed=76)
-    expect_close(
-        sub.module("Block", init=init, state=state, inputs=[x], replace=block_standins(N_EMBD)).outs[0],
-        ref.module("Block", init=init, state=state, inputs=[x], replace=block_standins(N_EMBD)).outs[0],
-        what=t(
-            "Block 的输出（sa 和 ffwd 换成评分程序的替身）",
-            "Block's output (with sa and ffwd replaced by the grader's stand-ins)",
-        ),
-        hint=t(
-            "前置归一化：x = x + sa(ln1(x))；x = x + ffwd(ln2(x))。不是 ln1(x + sa(x))（后置），也不要漏掉残差。",
-            "Pre-norm: x = x + sa(ln1(x)); x = x + ffwd(ln2(x)). Not ln1(x + sa(x)) (post-norm), and keep both residuals.",
-        ),
+    what = t(
+        f"Block({N_EMBD}, {N_HEAD}, {BLOCK}) 的输出（sa 和 ffwd 是评分程序的替身）",
+        f"Block({N_EMBD}, {N_HEAD}, {BLOCK})'s output (with the grader's stand-ins as sa and ffwd)",
     )
+    got = sub.module("Block", init=INIT, state=state, inputs=[x], standins=BLOCK_STANDINS)
+    want = ref.module("Block", init=INIT, state=state, inputs=[x], standins=BLOCK_STANDINS)
+    expect_parts(got, want, what)
+    expect_close(got.outs[0], want.outs[0], what=what, diagnoses=block_diagnoses(state, x))
 
 
 @pytest.mark.points(1)
 def test_block_short_sequence(sub, ref):
     """T = 1 时的 Block / the Block with T = 1"""
-    init = dict(n_embd=N_EMBD, n_head=N_HEAD, block_size=BLOCK)
     state, x = block_state(N_EMBD, seed=77), randn(3, 1, N_EMBD, seed=78)
-    expect_close(
-        sub.module("Block", init=init, state=state, inputs=[x], replace=block_standins(N_EMBD)).outs[0],
-        ref.module("Block", init=init, state=state, inputs=[x], replace=block_standins(N_EMBD)).outs[0],
-        what=t(f"x 形状 (3, 1, {N_EMBD})", f"x of shape (3, 1, {N_EMBD})"),
-    )
+    what = t(f"x 形状 (3, 1, {N_EMBD})", f"x of shape (3, 1, {N_EMBD})")
+    got = sub.module("Block", init=INIT, state=state, inputs=[x], standins=BLOCK_STANDINS)
+    want = ref.module("Block", init=INIT, state=state, inputs=[x], standins=BLOCK_STANDINS)
+    expect_parts(got, want, what)
+    expect_close(got.outs[0], want.outs[0], what=what, diagnoses=block_diagnoses(state, x))

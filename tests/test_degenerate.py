@@ -1,0 +1,96 @@
+"""The degenerate catalogue: answers that are no answer at all earn nothing.
+
+The rule: an implementation that returns zeros, a constant, its input
+unchanged, random values, NaN or the wrong shape scores 0 on every check of its
+exercise.
+
+For every exercise, every function and module it asks for (``TARGETS`` in
+``tests/degenerate.py``) and every kind of degenerate answer (``KINDS``), a
+submission file is generated from the solution: the target computes the
+reference's answer, only to learn its shape and dtype, and returns the
+degenerate value instead; every other function or class of the exercise raises
+``NotImplementedError``, as in a stub. Exercises with several targets also get
+one file per kind in which all of them are degenerate at once (for exercises
+with a single target that file would be the same as the target's own).
+
+A module's degenerate output stays in the autograd graph (``out * 0``, not a
+fresh ``torch.zeros``): a gradient check must find the gradients wrong, not
+merely trip over an output that cannot be back-propagated.
+
+Each file is graded once, in process, by the session ``grader`` with
+``only=`` its exercise. The case fails, naming every check that passed, when
+the exercise scores anything. A control grading per exercise (every target
+returning the reference's own answer through the same machinery) must score
+full marks, so that a zero is the checks' verdict on the answers, not a
+side effect of how the files are built.
+"""
+from pathlib import Path
+
+import pytest
+
+from conftest import SOLUTIONS, make_submission
+from degenerate import CONTROL, KINDS, TARGETS, public_definitions, source
+from grader.exercises import IDS
+
+
+def _cases() -> list:
+    cases = []
+    for exercise, targets in TARGETS.items():
+        for target in targets:
+            for kind in KINDS:
+                cases.append(pytest.param(exercise, (target,), kind, id=f"{exercise}-{target}-{kind}"))
+        if len(targets) > 1:
+            for kind in KINDS:
+                cases.append(pytest.param(exercise, targets, kind, id=f"{exercise}-all-{kind}"))
+    return cases
+
+
+CASES = _cases()
+
+
+def grade_generated(grader, folder, exercise: str, targets: tuple[str, ...], kind: str):
+    """Grade the generated file of (exercise, targets, kind), that exercise only,
+    after making sure the grading itself went right."""
+    submission = make_submission(folder, {exercise: source(exercise, targets, kind)})
+    grade = grader.grade(submission, only=exercise)
+    assert not grade.errors, grade.errors
+    assert {r.exercise for r in grade.results} == {exercise}, grade.results
+    for r in grade.results:
+        assert "please tell your teacher" not in r.feedback, (r.check_id, r.feedback)
+        # A generated file that does not even import would score 0 for nothing.
+        assert "importing the file failed" not in r.feedback and "syntax error" not in r.feedback, (r.check_id, r.feedback)
+    return grade
+
+
+def check_name(result) -> str:
+    return result.check_id + (" [hidden]" if result.hidden else "")
+
+
+@pytest.mark.parametrize("exercise, targets, kind", CASES)
+def test_degenerate_scores_zero(exercise, targets, kind, grader, tmp_path):
+    grade = grade_generated(grader, tmp_path, exercise, targets, kind)
+    earned = [r for r in grade.results if r.passed or r.points > 0]
+    got, most = grade.exercise_points(exercise)
+    report = "\n".join(f"- {check_name(r)}: {r.points:g}/{r.max_points:g} points\n{r.feedback}".rstrip() for r in earned)
+    assert got == 0 and not earned, (
+        f"{', '.join(targets)} returning {kind} scores {got:g}/{most:g} on {exercise}; checks passed:\n{report}"
+    )
+
+
+@pytest.mark.parametrize("exercise", list(TARGETS))
+def test_control_scores_full_marks(exercise, grader, tmp_path):
+    grade = grade_generated(grader, tmp_path, exercise, TARGETS[exercise], CONTROL)
+    failed = {check_name(r): r.feedback for r in grade.results if not r.passed}
+    assert not failed, "the generated control file fails:\n" + "\n".join(f"{k}:\n{v}" for k, v in failed.items())
+    got, most = grade.exercise_points(exercise)
+    assert grade.results and got == most > 0
+
+
+def test_catalogue_covers_every_target():
+    """Every public function and class of every solution is a target, and nothing else is."""
+    solutions = sorted(p.stem for p in Path(SOLUTIONS).glob("ex*.py"))
+    assert sorted(TARGETS) == sorted(IDS) == solutions
+    for exercise in solutions:
+        assert sorted(TARGETS[exercise]) == sorted(public_definitions(exercise)), (
+            f"{exercise}: add every public function and class to TARGETS in tests/degenerate.py"
+        )
