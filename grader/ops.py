@@ -62,8 +62,9 @@ class BackwardFailed(RuntimeError):
 def _backward(run_forward) -> None:
     """(out² / 2).sum().backward() on ``run_forward()``; on an error, the
     forward lines behind it."""
+    loss = run_forward().pow(2).sum() / 2  # an error in forward is the forward's, with its own traceback
     try:
-        (run_forward().pow(2).sum() / 2).backward()
+        loss.backward()
         return
     except RuntimeError as exc:
         message = str(exc).split(" Hint: enable anomaly detection")[0]

@@ -449,14 +449,17 @@ def test_a_kill_of_the_parent_group_costs_no_one_else(tmp_path):
     keeps full marks, and so does every other exercise of the attacker (ex3's
     child, graded while ex4's was started ahead, died of it). Without a
     sandbox the kill reaches the worker itself (test_a_dead_worker_is_replaced):
-    the batch must still complete, and the honest student keep full marks."""
+    the batch must still complete, and the honest student keep full marks.
+    The attacker, mallory, comes second, as in most of a class: with a warm
+    worker ex3's checks are still running when the kill comes (graded first,
+    ex3 lost points in about half the runs; second, in most)."""
     from grader import sandbox as sandbox_mod
 
     sandboxed = sandbox_mod.available()
     d, out, tmp = tmp_path / "subs", tmp_path / "out", tmp_path / "tmp"
     with open(os.path.join(ROOT, "tests", "attacks", "ex4_masking__kill_parent_group_at_import.py"), encoding="utf-8") as f:
         attack = f.read().replace("__ATTACK_TAG__", "atkbatchkillpgp")
-    make_submission(d / "attacker", {"ex4_masking": attack})
+    make_submission(d / "mallory", {"ex4_masking": attack})
     make_submission(d / "honest")
     proc = subprocess.run(
         [sys.executable, "-m", "grader", "batch", str(d), "--out", str(out), "--jobs", "1", "--sandbox", "require" if sandboxed else "off"],
@@ -469,13 +472,13 @@ def test_a_kill_of_the_parent_group_costs_no_one_else(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = by_id(read_csv(out))
-    assert sorted(rows) == ["attacker", "honest"]
+    assert sorted(rows) == ["honest", "mallory"]
     full = maxima(results_of(out, "honest"))
     assert sum(full.values()) == 100
     assert points(rows["honest"]) == full and rows["honest"]["note"] == "", rows["honest"]
     if not sandboxed:
         return
-    got = points(rows["attacker"])
+    got = points(rows["mallory"])
     lost = {ex: (got[ex], full[ex]) for ex in IDS if ex != "ex4_masking" and got[ex] != full[ex]}
-    failed = [(t["name"], t["output"][:300]) for t in results_of(out, "attacker")["tests"] if t["status"] == "failed" and t["tags"][0] != "ex4_masking"]
+    failed = [(t["name"], t["output"][:300]) for t in results_of(out, "mallory")["tests"] if t["status"] == "failed" and t["tags"][0] != "ex4_masking"]
     assert not lost, f"the attack on ex4_masking cost other exercises points: {lost}\n{failed}"

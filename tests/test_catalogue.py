@@ -9,7 +9,8 @@ is another correct way to write it. Adding a file adds its tests.
 (b) every right file scores full marks;
 (c) every check (each test function in checks/public and checks/hidden) fails
     for at least one wrong file: no check is dead weight;
-(d) key mistakes get the diagnosis written for them;
+(d) key mistakes get the diagnosis written for them, and no hint written for
+    one mistake is shown for another (``NOT_MISLED``);
 (e) the untouched stubs score 0 with "not implemented yet", the solutions 100.
 
 Submissions are graded in process by the session ``grader``; each catalogue
@@ -89,6 +90,29 @@ DIAGNOSES = [
     ("ex6_block__ffwd_width_n", "test_feed_forward", ["net.0.weight", "(48, 12)"]),
     ("ex6_block__reversed_head_order", "test_many_heads", ["in the order of heads"]),
     ("ex6_block__attention_dropout_always_on", "test_attention_dropout_off_in_eval", ["entries differ"]),
+]
+
+# (wrong file, check that must fail, words its feedback must contain, words it
+# must not contain): a hint written for one mistake never appears for another;
+# what differs is said in general terms instead.
+NOT_MISLED = [
+    # A correct softmax whose result has the wrong shape: nothing about softmax.
+    ("ex0_weighted_sum__matmul_without_unsqueeze", "test_batched_random", ["shape (4, 4, 3)", "a different number of dimensions"], ["Softmax over", "softmax over", "dim=-1"]),
+    # A float64 matrix is no integer matrix.
+    ("ex1_averaging__float64_matrix", "test_matrix_is_float_and_size_one", ["torch.float64", "float32"], ["integer", "整数"]),
+    # Pre-scaled scores are not transposed ones.
+    ("ex2_scores__pre_scaled", "test_random_batch", ["already scaled"], ["Transpose only the last two dims", "k.T"]),
+    # Dropout on the weights at the wrong rate is not dropout in the wrong place.
+    ("ex5_head__dropout_rate_fixed", "test_dropout_on_the_weights", ["the dropout rate is not the one passed in"], ["Apply dropout to the weights", "not to the output"]),
+    # Unscaled scores have nothing to do with the mask's size or the dtype.
+    ("ex5_head__no_scaling", "test_one_head_many_lengths", ["entries differ"], ["tril[:T, :T]", "current T", "hard-code float32"]),
+    ("ex5_head__no_scaling", "test_float64", ["entries differ"], ["hard-code float32", "tril buffer"]),
+    # The grader's stand-ins are not the student's parameters.
+    ("ex6_block__ffwd_built_inline", "test_block_pre_norm_residuals", ["ffwd: 不是调用约定的类建的", "not built by calling the contract's class"], ["standin", "lin.weight"]),
+    # An error in backward names the student's forward line, not only autograd's message.
+    ("ex6_block__in_place_second_residual", "test_block_gradients", ["computing the gradients (backward)", "modified by an inplace operation", "ex6_block.py, line"], []),
+    # The smallest float32 is printed as a number a person can read.
+    ("ex4_masking__finfo_min", "test_mask_of_ones", ["-3.403e+38"], ["-340282346638528859811704183484516925440"]),
 ]
 
 
@@ -175,7 +199,7 @@ def test_catalogue_is_big_enough():
     for ex in IDS:
         assert any(exercise_of(p) == ex for p in WRONG), f"no wrong file for {ex}"
         assert any(exercise_of(p) == ex for p in RIGHT), f"no right file for {ex}"
-    for stem in list(NOT_CAUGHT) + list(REPRESENTATIVE.values()) + [d[0] for d in DIAGNOSES]:
+    for stem in list(NOT_CAUGHT) + list(REPRESENTATIVE.values()) + [d[0] for d in DIAGNOSES + NOT_MISLED]:
         assert (CATALOGUE / "wrong" / f"{stem}.py").is_file(), stem
     for stem in WRONGLY_FAILED:
         assert (CATALOGUE / "right" / f"{stem}.py").is_file(), stem
@@ -277,6 +301,28 @@ def test_feedback_names_the_mistake(stem, check_id, words, grade_alone):
     for word in words:
         assert word in feedback, f"{word!r} not in the feedback of {check_id} for {stem}:\n{feedback}"
     assert any("\u4e00" <= c <= "\u9fff" for c in feedback), "the feedback has no Chinese half"
+
+
+@pytest.mark.parametrize("stem, check_id, said, not_said", NOT_MISLED, ids=[f"{d[0]}-{d[1]}" for d in NOT_MISLED])
+def test_feedback_does_not_mislead(stem, check_id, said, not_said, grade_alone):
+    grade = grade_alone(CATALOGUE / "wrong" / f"{stem}.py")
+    results = [r for r in grade.results if r.check_id == check_id and not r.passed]
+    assert results, f"{check_id} does not fail for {stem}"
+    feedback = "\n".join(r.feedback for r in results)
+    for word in said:
+        assert word in feedback, f"{word!r} not in the feedback of {check_id} for {stem}:\n{feedback}"
+    for word in not_said:
+        assert word not in feedback, f"{word!r} is in the feedback of {check_id} for {stem}, where it does not apply:\n{feedback}"
+
+
+def test_no_number_runs_to_dozens_of_digits(grade_alone):
+    """Feedback prints numbers a person can read: torch.finfo(float32).min is
+    -3.403e+38, not 39 digits."""
+    import re
+
+    for path in WRONG:
+        for r in grade_alone(path).results:
+            assert not re.search(r"\d{16}", r.feedback), (path.stem, r.check_id, r.feedback)
 
 
 # --- (e) stubs and solutions --------------------------------------------------
