@@ -311,7 +311,6 @@ class SubmissionEndpoint(Endpoint):
         spec = {
             "exercise": self.file.exercise_id,
             "display_name": self.file.display_name,
-            "private_dir": self.submission.private_copy(self.workdir),
             "limits": self.limits.to_dict(),
         }
         try:
@@ -350,8 +349,9 @@ class SubmissionEndpoint(Endpoint):
             self.zygotes.settle()
             self.import_deadline = min(time.monotonic() + self.limits.import_seconds, self.budget_end)
             self.importing = True
+            word = {"op": "import", "private_dir": self.submission.private_copy(self.workdir)}
             try:
-                protocol.send(self.req_w, {"op": "import"})
+                protocol.send(self.req_w, word)
             except OSError:
                 pass  # the child is dead: receive() below says so
         try:

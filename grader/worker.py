@@ -114,11 +114,6 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
         os.closerange(5, 1 << 16)
         _line_buffered()
         req_fd, resp_fd = 3, 4
-        private_dir = spec["private_dir"]
-        os.chdir(private_dir)
-        os.environ.clear()
-        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": private_dir, "LANG": "C.UTF-8"})
-        _isolate_imports(private_dir)
         torch.set_num_threads(1)
         limits.apply(limits.Limits(**spec["limits"]))
     except BaseException:  # noqa: BLE001 - nothing to report to yet
@@ -126,9 +121,15 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
 
     # A child may be started while another exercise's checks run: its
     # submission code waits for the grader's word, given once that exercise is
-    # over, so that no import runs during another exercise's checks.
+    # over, so that no import runs during another exercise's checks. The word
+    # names the folder to import from, written just now: nothing an earlier
+    # exercise's code did (without the sandbox it can write there) reaches it.
     try:
-        protocol.receive(req_fd)
+        private_dir = protocol.receive(req_fd)["private_dir"]
+        os.chdir(private_dir)
+        os.environ.clear()
+        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": private_dir, "LANG": "C.UTF-8"})
+        _isolate_imports(private_dir)
     except BaseException:  # noqa: BLE001 - the grader hung up before this exercise began
         os._exit(0)
     exercise_id, filename = spec["exercise"], spec["display_name"]
