@@ -62,6 +62,10 @@ def _nested(kind: str, depth: int) -> bytes:
         return b"x = " + b"[" * depth + b"]" * depth + b"\n"
     if kind == "unclosed":
         return b"x = " + b"(" * depth + b"\n"
+    # Indented nesting grows with the square of the depth (100,000 levels
+    # would be 20 GB of spaces): 2,000 is far past Python's limit of 20
+    # nested blocks, and past the 1 MB the grader reads.
+    depth = min(depth, 2000)
     if kind == "blocks":
         return b"".join(b"    " * i + b"if True:\n" for i in range(depth)) + b"    " * depth + b"pass\n"
     # functions nested inside functions
