@@ -266,6 +266,25 @@ def test_right_files_together_score_100(grader, tmp_path, solution_grade):
     assert grade.score == grade.max_score == solution_grade.max_score
 
 
+@pytest.mark.parametrize("draw", range(3))
+def test_right_files_score_100_on_any_inputs(tmp_path, draw):
+    """Correct code earns every point whatever inputs a teacher's grading draws:
+    each right file, graded with fresh inputs (one submission per exercise's files)."""
+    from grader.grading import Grader
+
+    g = Grader(sandbox="off")  # solutions present: a fresh secret, as in a teacher's grading
+    try:
+        for ex in IDS:
+            for p in RIGHT:
+                if exercise_of(p) == ex and p.stem not in WRONGLY_FAILED:
+                    grade = g.grade(make_submission(tmp_path / p.stem, {ex: p.read_text(encoding="utf-8")}), only=ex)
+                    no_grader_trouble(grade)
+                    failed = {r.check_id: r.feedback for r in grade.results if not r.passed}
+                    assert not failed, f"{p.name} with inputs seed {g.inputs_seed}: {failed}"
+    finally:
+        g.close()
+
+
 # --- (c) every check catches something ----------------------------------------
 
 

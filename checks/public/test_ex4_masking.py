@@ -14,12 +14,12 @@ def future(T: int) -> torch.Tensor:
 
 def weight_diagnoses(scores, want):
     """What the usual mistakes make of ``causal_weights(scores)``."""
-    T = scores.shape[-1]
-    masked = scores.masked_fill(future(T), float("-inf"))
+    size = scores.size(-1)
+    masked = scores.masked_fill(future(size), float("-inf"))
     return [
         (torch.softmax(scores, dim=-1), t("你没有做掩码：未来位置也分到了权重。", "There is no mask: the future gets weight too.")),
         (torch.softmax(masked, dim=-2), t("softmax 做在了倒数第二维上：要在最后一维（dim=-1），让每一行加起来是 1。", "Softmax over the second-to-last dim: it must be the last one (dim=-1), so that each row adds up to 1.")),
-        (torch.softmax(scores.masked_fill(future(T), 0.0), dim=-1), FILLED_WITH_ZERO),
+        (torch.softmax(scores.masked_fill(future(size), 0.0), dim=-1), FILLED_WITH_ZERO),
         (want.transpose(-2, -1).contiguous(), TRIL_TRIU),
     ]
 
