@@ -12,8 +12,12 @@ Under OUT, written atomically as each student finishes:
 - ``<id>/results.json``: what ``grade --json`` writes, with the submission's
   content hash in ``extra_data``;
 - ``<id>/feedback.md``: the student's feedback;
-- ``grades.csv``: one row per finished student, sorted by id;
+- ``grades.csv``: one row per finished student, sorted by id; a text cell a
+  spreadsheet could take for a formula starts with ``'`` (``_text_cell``);
 - ``gradebook.db``: nbgrader's gradebook (when nbgrader is installed).
+
+``<id>`` is ``intake.safe_name(id)``. An id refused for sharing its folder with
+another (``Entry.same_as``) gets its row and nothing else under OUT.
 
 A student is finished when ``<id>/results.json`` holds the hash of the
 submission as it is now: running the same command again grades only the
@@ -55,6 +59,20 @@ def _err(*parts) -> None:
 
 def _num(x: float) -> str:
     return f"{x:g}"
+
+
+# What a spreadsheet may read as the start of a formula (OWASP's list for CSV
+# injection); and ', so that the escape can always be undone.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def _text_cell(text: str) -> str:
+    """A text cell of grades.csv that no spreadsheet evaluates: one that
+    starts with = + - @ tab or CR, also after spaces (an import may trim
+    them), gets a ' in front, as OWASP recommends; so does one that starts
+    with ' (the original is the cell without its first ' in every case).
+    Numbers are not text cells: they stay as they are."""
+    return "'" + text if text.lstrip(" ").startswith(FORMULA_START) else text
 
 
 def _now() -> str:
@@ -350,7 +368,7 @@ class _Out:
         w.writerow(["student_id", *IDS, "total", "note"])
         for sid in sorted(self.rows):
             r = self.rows[sid]
-            w.writerow([sid, *(_num(r["points"][ex]) for ex in IDS), _num(sum(r["points"].values())), r["note"]])
+            w.writerow([_text_cell(sid), *(_num(r["points"][ex]) for ex in IDS), _num(sum(r["points"].values())), _text_cell(r["note"])])
         report.write_atomically(os.path.join(self.out, GRADES), buf.getvalue())
 
     def write_student(self, entry, results: dict, markdown: str, finished: bool, quote_note: bool = True) -> None:
@@ -500,7 +518,8 @@ class _Batch:
             if skipped:
                 progress.line(f"跳过 {len(skipped)} 名已评分的学生；--force 重新评分 / skipped {len(skipped)} already graded (--force regrades them)")
             for e in ungradable:
-                self.store.write_student(e, {"score": 0.0, "execution_time": 0.0, "output": e.note, "tests": []}, _ungradable_markdown(e.note), finished=False, quote_note=False)
+                if e.same_as is None:  # else its folder would be another student's
+                    self.store.write_student(e, {"score": 0.0, "execution_time": 0.0, "output": e.note, "tests": []}, _ungradable_markdown(e.note), finished=False, quote_note=False)
                 self.store.rows[e.student_id] = {"points": {ex: 0.0 for ex in IDS}, "note": e.note}
                 self.gradebook.send(e.student_id, None, None)
                 progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {e.note}")

@@ -83,11 +83,13 @@ class Grader:
         solutions are (a teacher's grading: no submission has seen the
         inputs), and 0 without them (the student's own run, reproducible,
         answered from the release's recorded answers)."""
+        from grader import confine
         from grader import limits as limits_mod
         from grader import sandbox as sandbox_mod
         from grader.zygote import Zygote
 
         limits_mod.become_subreaper()
+        confine.protect_self()  # no child opens this process's memory through /proc
         secrets = os.path.isdir(solutions_dir) or os.path.isdir(os.path.join(checks_dir, "hidden"))
         # "auto" sandboxes where there is something to protect: a student's copy
         # (no solutions, no hidden checks) grades the student's own code, and is

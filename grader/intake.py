@@ -12,13 +12,17 @@ None when there is nothing to grade) and a note for the gradebook saying what
 was odd. Nothing in DIR is followed through a symbolic link, run or changed;
 zips are unpacked only into the work folder the caller gives, and only the
 seven exercise files, each checked for size while it is unpacked (the sizes in
-a zip's header are the zip's word, not a fact). Bad input becomes a note,
-never an exception.
+a zip's header are the zip's word, not a fact). A zip holding two files of the
+same path is refused whole (which one to grade would be a guess), and so is an
+id that differs from an earlier one (in sorted order) only in case or Unicode
+normalisation: the two would share one output folder on macOS or Windows.
+Bad input becomes a note, never an exception.
 """
 import hashlib
 import os
 import stat
 import tempfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 
@@ -33,7 +37,7 @@ MAX_DEPTH = 3  # how far below DIR/<id>/ exercise files are looked for
 MAX_WALK_ENTRIES = 5000  # names looked at in one student's folder
 # Left without a note: what editors, operating systems and nbgrader add.
 QUIET = {".DS_Store", "Thumbs.db", "desktop.ini", "timestamp.txt", "__MACOSX", "__pycache__", ".ipynb_checkpoints"}
-RESERVED = {"grades.csv", "gradebook.db"}  # names the batch writes in OUT
+RESERVED = {"grades.csv", "gradebook.db"}  # names the batch writes in OUT (each its own ``folder_key``)
 
 
 @dataclass
@@ -43,6 +47,7 @@ class Entry:
     note: str = ""  # what was odd, for grades.csv; "" when nothing was
     display: str = ""  # the submission as messages name it, relative to DIR
     digest: str | None = None  # sha256 of the exercise files graded (see ``digest``)
+    same_as: str | None = None  # refused: the earlier id whose output folder this one would share (see ``folder_key``)
 
     def __iter__(self):
         """``student_id, folder, note = entry``"""
@@ -57,15 +62,26 @@ def printable(name: str) -> str:
     return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
+def folder_key(name: str) -> str:
+    """``name`` as a case-insensitive file system compares it (macOS's and
+    Windows' by default): case folded, and composed and decomposed forms of
+    the same letter alike (macOS treats "é" and "e" + U+0301 as one name).
+    Unicode's canonical caseless match: NFD, casefold, NFD again."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+
+
 def safe_name(student_id: str) -> str:
     """The student's folder name under OUT: the id itself when it is a
     harmless file name (spaces and Chinese are), else a cleaned-up form with a
-    short hash of the id, so two ids never share a folder."""
+    short hash of the id, so two ids never share a folder. A name the batch
+    writes in OUT is not harmless in any case (``Grades.csv`` is
+    ``grades.csv`` on macOS); of two ids that differ only in case,
+    ``discover`` refuses one."""
     plain = (
         student_id
         and student_id == student_id.strip()
         and not student_id.startswith(".")
-        and student_id not in RESERVED
+        and folder_key(student_id) not in RESERVED
         and "/" not in student_id
         and "\\" not in student_id
         and all(c.isprintable() for c in student_id)
@@ -249,6 +265,8 @@ def _from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: 
                 return Entry(student_id, None, _note(f"zip 解压后超过 {MAX_ZIP_UNPACKED >> 20} MB，未评分", f"the zip unpacks to over {MAX_ZIP_UNPACKED >> 20} MB: not graded"), display)
             candidates: dict[str, dict[str, zipfile.ZipInfo]] = {}
             refused, links, junk = [], [], []
+            paths: set[str] = set()  # every file's path, as normalised
+            same = set()  # paths given to two files or more
             for m in members:
                 parts = _member_path(m.filename)
                 if parts is None:
@@ -256,6 +274,10 @@ def _from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: 
                     continue
                 if not parts or m.is_dir():
                     continue
+                path = "/".join(parts)
+                if path in paths:
+                    same.add(path)
+                paths.add(path)
                 if any(p in QUIET or p.startswith(".") for p in parts) or parts[-1].endswith(".pyc"):
                     continue
                 if _is_symlink(m):
@@ -264,7 +286,11 @@ def _from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: 
                 if parts[-1] in FILENAMES and len(parts) <= MAX_DEPTH + 1:
                     candidates.setdefault("/".join(parts[:-1]), {})[parts[-1]] = m
                 else:
-                    junk.append("/".join(parts))
+                    junk.append(path)
+            if same:
+                # Unpacked, the last would win: refuse the zip rather than guess.
+                shown = _list(sorted(same))
+                return Entry(student_id, None, _note(f"zip 内有同名文件（{shown}），未评分", f"files of the same name in the zip ({shown}): not graded"), display)
             if refused:
                 notes.append(_note("拒绝了不安全的路径", "refused unsafe paths") + ": " + _list(refused))
             if links:
@@ -321,6 +347,11 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
     """The submissions in ``root``, one ``Entry`` per student id, sorted by
     id; and warnings about names in ``root`` that are no submission.
 
+    An id with the same ``folder_key`` as an earlier one (``Alice`` then
+    ``alice``) is refused, its ``same_as`` naming the earlier: it is not
+    looked into, and gets nothing written in a folder of its own, which
+    would be the earlier one's.
+
     Zips are unpacked into fresh folders under ``work_dir``. ``exclude``:
     absolute paths to pass over (the output folder, if it is inside ``root``).
     """
@@ -353,8 +384,14 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
             continue
         found.setdefault(printable(sid), []).append((kind, name))
     entries = []
+    first_of: dict[str, str] = {}  # folder_key(id) -> the first id with it
     for sid in sorted(found):
         given = found[sid]
+        first = first_of.setdefault(folder_key(sid), sid)
+        if first != sid:
+            note = _note(f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分", f"differs from {first} only in case or Unicode form (they would share an output folder): not graded")
+            entries.append(Entry(sid, None, note, sid, same_as=first))
+            continue
         if len(given) > 1:
             shown = _list([n for _, n in given], 5)
             entries.append(Entry(sid, None, _note(f"重复提交（{shown}），均未评分", f"given twice ({shown}): neither graded"), sid))

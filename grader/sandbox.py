@@ -89,6 +89,7 @@ def command(project: str, exchange: str) -> list[str]:
         "--as-pid-1",
         "--proc", "/proc",
         "--dev", "/dev",
+        "--mqueue", "/dev/mqueue",  # POSIX message queues the zygote can list and remove (leftovers.py)
         "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
     ]
     args += _system_binds()

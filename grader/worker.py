@@ -7,15 +7,17 @@ every answer is read back with a safe loader and judged by the grader.
 Everything here can be undone by the submission (it shares the process), which
 is fine: the worst it can do is send a wrong answer or none.
 """
+import io
 import linecache
 import os
 import sys
+import tempfile
 import traceback
 import types
 
 import torch
 
-from grader import limits, ops, protocol, standins
+from grader import confine, limits, ops, protocol, standins
 
 _MAX_TEXT = 2000
 
@@ -112,10 +114,11 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
         os.dup2(req_fd, 3)
         os.dup2(resp_fd, 4)
         os.closerange(5, 1 << 16)
-        _line_buffered()
+        _fresh_streams()
         req_fd, resp_fd = 3, 4
         torch.set_num_threads(1)
         limits.apply(limits.Limits(**spec["limits"]))
+        confine.confine()  # last: nothing after it needs what it takes away
     except BaseException:  # noqa: BLE001 - nothing to report to yet
         os._exit(70)
 
@@ -128,7 +131,10 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
         private_dir = protocol.receive(req_fd)["private_dir"]
         os.chdir(private_dir)
         os.environ.clear()
-        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": private_dir, "LANG": "C.UTF-8"})
+        # TMPDIR: the tempfile module writes into the exercise's own folder,
+        # not into a /tmp that, without the sandbox, is the machine's.
+        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": private_dir, "TMPDIR": private_dir, "LANG": "C.UTF-8"})
+        tempfile.tempdir = None  # computed again from TMPDIR, not inherited from the zygote
         _isolate_imports(private_dir)
     except BaseException:  # noqa: BLE001 - the grader hung up before this exercise began
         os._exit(0)
@@ -165,17 +171,17 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
         _safe_send(resp_fd, response)
 
 
-def _line_buffered() -> None:
-    """sys.stdout was made for the zygote's own stdout (a pipe, or /dev/null
-    in the sandbox), so it is block-buffered: what a submission printed stayed
-    in the buffer and was lost when the child ended with os._exit or was
-    killed (found by running tests/attacks/ in the sandbox). Line by line, as
-    in a terminal."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(line_buffering=True)
-        except Exception:  # noqa: BLE001 - not a TextIOWrapper: leave it
-            pass
+def _fresh_streams() -> None:
+    """sys.stdout and sys.stderr anew, over descriptors 1 and 2 (now the
+    drain pipe), line by line as in a terminal. The ones inherited from the
+    zygote were made for its own output: block-buffered (what a submission
+    printed stayed in the buffer and was lost when the child ended with
+    os._exit or was killed: found by running tests/attacks/ in the sandbox),
+    or not even on descriptor 1 where the grader's process had redirected
+    them (pytest's capture, a notebook): prints went elsewhere or failed."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        stream = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
+        setattr(sys, name, stream)
 
 
 def _flush() -> None:

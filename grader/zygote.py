@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 
-from grader import limits
+from grader import confine, leftovers, limits
 
 _BUF = 1 << 16
 
@@ -82,37 +82,9 @@ def _huge_pages() -> None:
             madvise(start, end - start, madv_collapse)
 
 
-def _wipe_tmp() -> None:
-    """Empty the sandbox's private /tmp between submissions: one student's
-    code must not leave files there for the next one's (nor fill it for them).
-
-    Only what lies on /tmp's own tmpfs is removed: the grader's folders that
-    the sandbox binds below /tmp (read-only: the exchange folder, maybe the
-    Python installation) are other file systems, and are not even walked."""
-    tmp_dev = os.stat("/tmp").st_dev
-
-    def wipe(folder: str) -> None:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            return
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_dev != tmp_dev:
-                    continue  # a mount point: not ours to empty
-                if entry.is_dir(follow_symlinks=False):
-                    wipe(entry.path)
-                    os.rmdir(entry.path)  # fails, harmlessly, where a mount lies below
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
-
-    wipe("/tmp")
-
-
 def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> None:
     limits.become_subreaper()
+    confine.protect_self()
     _warm_up()
     from grader import worker  # imported once here, not by every child
 
@@ -151,6 +123,8 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> 
             workers.discard(cmd["pid"])
             limits.kill_group(cmd["pid"])
             limits.kill_children(keep=frozenset(workers))
+            if sandboxed:
+                leftovers.clear()  # the next exercise starts from a clean /tmp, /dev/shm and IPC
         elif cmd["cmd"] == "kill":
             # Kill one child's process group, and every orphan: anything that is
             # our child but not a child the grader still talks to was started
@@ -159,7 +133,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> 
                 workers.clear()
                 if sandboxed:
                     limits.kill_children()
-                    _wipe_tmp()  # /tmp is the sandbox's own tmpfs, never the machine's
+                    leftovers.clear()  # the sandbox's own /tmp, /dev/shm and IPC, never the machine's
             else:
                 workers.discard(cmd["pid"])
                 limits.kill_group(cmd["pid"])

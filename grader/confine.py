@@ -1,0 +1,213 @@
+"""What a child may do to processes outside its own exercise: nothing.
+
+``confine()`` runs in every child after the fork and before any submission
+code, with or without the bubblewrap sandbox:
+
+- Where the grader runs as root, the child keeps uid 0 (the Python
+  installation may be readable by root alone: a pyenv under /root, a private
+  tox environment) but loses every capability, for good: the kernel lets no
+  process trace or open the memory of a process that holds capabilities it
+  lacks, or of a non-dumpable one, without CAP_SYS_PTRACE.
+- ``no_new_privs`` and a seccomp filter (a few dozen BPF instructions, built
+  here: the students' environment installs nothing for it) refuse, with
+  EPERM, the system calls that reach into another process: ``ptrace``,
+  ``process_vm_readv``/``writev``, ``pidfd_getfd``, ``kcmp``,
+  ``process_madvise``, ``process_mrelease``, ``move_pages``,
+  ``migrate_pages``, ``perf_event_open``; and those that change another
+  process's limits or priority (``prlimit64``, ``setpriority``,
+  ``ioprio_set``, ``sched_set*``) unless they name the caller itself (pid 0;
+  for setpriority and ioprio_set also its own process group, never "every
+  process of this user"). The filter is inherited by everything the child
+  starts and cannot be removed.
+
+The grading process and the zygote make themselves non-dumpable
+(``protect_self``): a process of the same user without CAP_SYS_PTRACE can then
+not open their ``/proc/PID/mem``, ``environ`` or ``fd/`` either (seccomp
+cannot see paths).
+
+Only Linux on x86_64 and aarch64 gets the filter; elsewhere ``confine``
+returns what it could not do, and the grader says so.
+"""
+import ctypes
+import os
+import platform
+import struct
+import sys
+
+_PR_SET_DUMPABLE = 4
+_PR_SET_SECCOMP = 22
+_PR_SET_NO_NEW_PRIVS = 38
+_SECCOMP_MODE_FILTER = 2
+_SECCOMP_RET_ALLOW = 0x7FFF0000
+_SECCOMP_RET_ERRNO = 0x00050000
+_EPERM = 1
+
+# BPF opcodes (linux/filter.h)
+_LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS: load a 32-bit word of seccomp_data
+_JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+_JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_RET_K = 0x06  # BPF_RET | BPF_K
+
+# seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
+_NR, _ARCH = 0, 4
+
+
+def _arg(i: int, high: bool = False) -> int:
+    return 16 + 8 * i + (4 if high else 0)  # little-endian: the low word first
+
+
+# Per architecture: its AUDIT_ARCH value, the calls refused outright, and the
+# calls allowed only on the caller itself: name -> (pid argument, "which"
+# argument or None, "which" values refused).
+_PRIO_USER, _IOPRIO_WHO_USER = 2, 3
+_ARCHES = {
+    "x86_64": (
+        0xC000003E,
+        {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "pidfd_getfd": 438,
+         "process_madvise": 440, "process_mrelease": 448, "move_pages": 279, "migrate_pages": 256, "perf_event_open": 298},
+        {"prlimit64": 302, "setpriority": 141, "ioprio_set": 251, "sched_setaffinity": 203,
+         "sched_setscheduler": 144, "sched_setparam": 142, "sched_setattr": 314},
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {"ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "pidfd_getfd": 438,
+         "process_madvise": 440, "process_mrelease": 448, "move_pages": 239, "migrate_pages": 238, "perf_event_open": 241},
+        {"prlimit64": 261, "setpriority": 140, "ioprio_set": 30, "sched_setaffinity": 122,
+         "sched_setscheduler": 119, "sched_setparam": 118, "sched_setattr": 274},
+    ),
+}
+# Where the pid sits in each self-only call, and the "which" argument whose
+# value "every process of a user" is refused even with who = 0.
+_SELF_ONLY = {
+    "prlimit64": (0, None, None),
+    "setpriority": (1, 0, _PRIO_USER),
+    "ioprio_set": (1, 0, _IOPRIO_WHO_USER),
+    "sched_setaffinity": (0, None, None),
+    "sched_setscheduler": (0, None, None),
+    "sched_setparam": (0, None, None),
+    "sched_setattr": (0, None, None),
+}
+
+
+def _stmt(code: int, k: int) -> tuple:
+    return (code, 0, 0, k)
+
+
+def _jump(code: int, k: int, jt: int, jf: int) -> tuple:
+    return (code, jt, jf, k)
+
+
+def filter_program(machine: str) -> list[tuple] | None:
+    """The seccomp program for ``machine`` (``platform.machine()``), as
+    (code, jt, jf, k) instructions; None where there is none."""
+    if machine not in _ARCHES:
+        return None
+    audit_arch, refused, self_only = _ARCHES[machine]
+    allow, deny = _stmt(_RET_K, _SECCOMP_RET_ALLOW), _stmt(_RET_K, _SECCOMP_RET_ERRNO | _EPERM)
+    prog = [
+        _stmt(_LD_W_ABS, _ARCH),
+        _jump(_JEQ_K, audit_arch, 1, 0),
+        deny,  # another ABI (32-bit calls on x86_64) has other numbers: nothing of it
+        _stmt(_LD_W_ABS, _NR),
+    ]
+    if machine == "x86_64":
+        prog += [_jump(_JGE_K, 0x40000000, 0, 1), deny]  # the x32 ABI's numbers
+    for nr in refused.values():
+        prog += [_jump(_JEQ_K, nr, 0, 1), deny]
+    for name, nr in self_only.items():
+        pid_arg, which_arg, refused_which = _SELF_ONLY[name]
+        if which_arg is None:
+            body = [
+                _stmt(_LD_W_ABS, _arg(pid_arg)),
+                _jump(_JEQ_K, 0, 0, 3),  # low word of the pid != 0: to "deny"
+                _stmt(_LD_W_ABS, _arg(pid_arg, high=True)),
+                _jump(_JEQ_K, 0, 0, 1),  # high word != 0: to "deny"
+                allow,
+                deny,
+            ]
+        else:
+            body = [
+                _stmt(_LD_W_ABS, _arg(pid_arg)),
+                _jump(_JEQ_K, 0, 0, 4),  # who != 0: to "deny"
+                _stmt(_LD_W_ABS, _arg(pid_arg, high=True)),
+                _jump(_JEQ_K, 0, 0, 2),
+                _stmt(_LD_W_ABS, _arg(which_arg)),
+                _jump(_JEQ_K, refused_which, 0, 1),  # "every process of a user": to "deny"
+                deny,
+                allow,
+            ]
+        # Not this call: skip its body, whose loads left an argument in A.
+        prog += [_jump(_JEQ_K, nr, 0, len(body)), *body, _stmt(_LD_W_ABS, _NR)]
+    prog.append(allow)
+    return prog
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _install(prog: list[tuple]) -> None:
+    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(prog), ctypes.addressof(buf))
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
+
+
+def _drop_capabilities() -> None:
+    """Root without any capability: the same uid as the grader, but none of
+    root's powers (no CAP_SYS_PTRACE for non-dumpable processes, no override
+    of file permissions or resource limits); nothing regains them
+    (no_new_privs, an emptied bounding set)."""
+    libc = _libc()
+    for cap in range(64):
+        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; fails past the last capability
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    data = (Data * 2)()
+    if libc.capset(ctypes.byref(Header(0x20080522, 0)), data) != 0:  # _LINUX_CAPABILITY_VERSION_3
+        raise OSError(ctypes.get_errno(), "capset")
+
+
+def confine() -> list[str]:
+    """Confine the calling child (see the module docstring); return what could
+    not be done here."""
+    missing = []
+    if not sys.platform.startswith("linux"):
+        return ["seccomp (not Linux)"]
+    if os.getuid() == 0:
+        try:
+            _drop_capabilities()
+        except OSError as exc:
+            missing.append(f"dropping root's capabilities ({exc})")
+    prog = filter_program(platform.machine())
+    if prog is None:
+        return [f"seccomp (no filter for {platform.machine()})"]
+    try:
+        _install(prog)
+    except (OSError, AttributeError) as exc:
+        missing.append(f"seccomp ({exc})")
+    return missing
+
+
+def protect_self() -> None:
+    """Make this process non-dumpable: another process of the same user
+    cannot open its memory, environment or descriptors through /proc."""
+    if sys.platform.startswith("linux"):
+        try:
+            _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
