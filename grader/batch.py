@@ -364,7 +364,9 @@ class _Out:
 
     def write_csv(self) -> None:
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        # RFC 4180's line ends: the csv module quotes a cell with a CR in it
+        # only when CR is part of the line terminator (else the row splits).
+        w = csv.writer(buf, lineterminator="\r\n")
         w.writerow(["student_id", *IDS, "total", "note"])
         for sid in sorted(self.rows):
             r = self.rows[sid]

@@ -17,9 +17,10 @@ import time
 import pytest
 
 from conftest import ROOT, SOLUTIONS, make_submission
+from grader import batch as batch_mod
 from grader import intake
 from grader.exercises import IDS
-from test_intake import BAD_ID, make_nasty_dir
+from test_intake import BAD_ID, FORMULA_CELL, FORMULA_ID, SHARING, make_nasty_dir
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 HAVE_NBGRADER = importlib.util.find_spec("nbgrader") is not None
@@ -256,6 +257,10 @@ def test_nasty_folder(tmp_path):
     assert os.listdir(tmp) == []
     assert "readme.txt" in proc.stderr
     rows = by_id(read_csv(out))
+    # The id a spreadsheet would evaluate is escaped in grades.csv, and only there.
+    assert FORMULA_CELL in rows and FORMULA_ID not in rows
+    assert results_of(out, FORMULA_ID)["extra_data"]["student_id"] == FORMULA_ID
+    rows[FORMULA_ID] = rows.pop(FORMULA_CELL)
     assert sorted(rows) == sorted(expect)
     assert BAD_ID in rows and "王 小明" in rows and "grades.csv" in rows
     full = maxima(results_of(out, "王 小明"))
@@ -264,6 +269,12 @@ def test_nasty_folder(tmp_path):
         row = rows[sid]
         for w in words:
             assert w in row["note"], (sid, row["note"])
+        if sid in SHARING:
+            # Its row only: its folder would be the first one's on macOS.
+            assert not os.path.exists(os.path.join(out, intake.safe_name(sid))), sid
+            assert float(row["total"]) == 0, sid
+            assert results_of(out, SHARING[sid])["extra_data"]["student_id"] == SHARING[sid]
+            continue
         assert os.path.isfile(os.path.join(out, intake.safe_name(sid), "feedback.md")), sid
         res = results_of(out, sid)
         if status is None:
@@ -287,6 +298,32 @@ def test_nasty_folder(tmp_path):
     # Nothing was unpacked outside the work folder, which is gone.
     assert not any(n.startswith(".work-") for n in os.listdir(out))
     assert not os.path.exists(tmp_path / "in" / "escaped.py")
+    if HAVE_NBGRADER:  # the gradebook has the id as it is
+        con = sqlite3.connect(out / "gradebook.db")
+        assert con.execute("select count(*) from student where id = ?", (FORMULA_ID,)).fetchone()[0] == 1
+        con.close()
+
+
+def test_csv_text_cells_are_no_formulas(tmp_path):
+    """A text cell of grades.csv (id or note) that a spreadsheet would take
+    for a formula (OWASP: = + - @ tab CR first) starts with ', as does one
+    that starts with ' (so dropping one leading ' always gives the text
+    back); the score cells stay plain numbers."""
+    store = batch_mod._Out(str(tmp_path), "attention")
+    ids = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1+1", "\r=1+1", "  =1+1", "'quoted", "plain", "王 小明", "a=b", "1-1"]
+    got = {ex: 1.5 for ex in IDS}
+    for sid in ids:
+        store.row(sid, got, "=HYPERLINK(\"evil.example\",\"click\")" if sid == "plain" else "")
+    with open(tmp_path / "grades.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["student_id", *IDS, "total", "note"]
+    cells = {r[0]: r for r in rows[1:]}
+    assert sorted(cells) == sorted(["'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\t=1+1", "'\r=1+1", "'  =1+1", "''quoted", "plain", "王 小明", "a=b", "1-1"])
+    assert {c[1:] if c.startswith("'") else c for c in cells} == set(ids)
+    for r in cells.values():
+        assert r[1:-1] == ["1.5"] * len(IDS) + [f"{1.5 * len(IDS):g}"]
+    assert cells["plain"][-1] == "'=HYPERLINK(\"evil.example\",\"click\")"
+    assert cells["'=1+1"][-1] == ""  # an empty note stays empty
 
 
 def test_usage_errors(tmp_path):

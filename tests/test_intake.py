@@ -8,6 +8,8 @@ folder with the real command line.
 import os
 import shutil
 import stat
+import unicodedata
+import warnings
 import zipfile
 
 import pytest
@@ -18,6 +20,12 @@ from grader.exercises import IDS
 
 BAD_NAME = os.fsdecode(b"bad\xffname")  # a folder name that is not UTF-8
 BAD_ID = "bad\\xffname"  # ... and the id it gets
+FORMULA_ID = '=HYPERLINK("evil.example","100")'  # a spreadsheet would evaluate it
+FORMULA_CELL = "'" + FORMULA_ID  # ... as grades.csv writes it
+CAFE_NFC, CAFE_NFD = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+# Ids refused for differing from an earlier one only in case or Unicode form
+# (they would share an output folder on macOS), and the earlier one.
+SHARING = {"alice": "Alice", CAFE_NFC: CAFE_NFD}
 
 
 def _solutions() -> dict:
@@ -37,8 +45,9 @@ def _folder(path, files: dict) -> None:
 
 
 def _zip(path, members: list) -> None:
-    """members: (name, data) or (ZipInfo, data)."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+    """members: (name, data) or (ZipInfo, data); a name may come twice."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Duplicate name", UserWarning)
         for name, data in members:
             z.writestr(name, data)
 
@@ -124,10 +133,26 @@ def make_nasty_dir(root) -> dict:
         f.write(b"PK\x03\x04 this is not really a zip")
     expect["corrupt"] = (None, ["not a valid zip"], 0)
 
+    # Two members of the same name: which one would be graded is a guess.
+    wrong = "def weighted_sum(scores, values):\n    return values.mean(-2)\n"
+    _zip(os.path.join(root, "dupe.zip"), list(sol.items()) + [("ex0_weighted_sum.py", wrong)])
+    expect["dupe"] = (None, ["files of the same name in the zip", "ex0_weighted_sum.py"], 0)
+
     # The same id twice: neither is graded.
     _folder(os.path.join(root, "twice"), sol)
     _zip(os.path.join(root, "twice.zip"), list(sol.items()))
     expect["twice"] = (None, ["given twice"], 0)
+
+    # Ids that would share a folder on macOS: the first (sorted) is graded.
+    for sid in ("Alice", "alice", CAFE_NFD, CAFE_NFC):
+        _folder(os.path.join(root, sid), sol)
+    expect["Alice"] = expect[CAFE_NFD] = ("graded", [], set(IDS))
+    expect["alice"] = (None, ["only in case or Unicode form", "Alice"], 0)
+    expect[CAFE_NFC] = (None, ["only in case or Unicode form", CAFE_NFD], 0)
+
+    # An id a spreadsheet would take for a formula.
+    _folder(os.path.join(root, FORMULA_ID), sol)
+    expect[FORMULA_ID] = ("graded", [], set(IDS))
 
     # Ids with a space and Chinese characters; a folder name that is not UTF-8;
     # an id that is also the name of a file the batch writes.
@@ -251,7 +276,17 @@ def test_stubs_folder_is_a_submission(tmp_path):
 
 @pytest.mark.parametrize(
     "sid, safe",
-    [("alice", "alice"), ("王 小明", "王 小明"), ("grades.csv", None), (".hidden", None), (BAD_ID, None), ("a\nb", None)],
+    [
+        ("alice", "alice"),
+        ("王 小明", "王 小明"),
+        (FORMULA_ID, FORMULA_ID),
+        ("grades.csv", None),
+        ("Grades.CSV", None),  # grades.csv itself on macOS and Windows
+        ("GRADEBOOK.db", None),
+        (".hidden", None),
+        (BAD_ID, None),
+        ("a\nb", None),
+    ],
 )
 def test_safe_name(sid, safe):
     got = intake.safe_name(sid)
@@ -260,3 +295,65 @@ def test_safe_name(sid, safe):
     else:
         assert got != sid and got.startswith("_") and "/" not in got
     assert got not in intake.RESERVED and not got.startswith(".")
+
+
+@pytest.mark.parametrize(
+    "names, same",
+    [
+        (["ex0_weighted_sum.py", "ex0_weighted_sum.py"], "ex0_weighted_sum.py"),
+        (["ex0_weighted_sum.py", "./ex0_weighted_sum.py"], "ex0_weighted_sum.py"),
+        (["sub/ex0_weighted_sum.py", "sub\\ex0_weighted_sum.py"], "sub/ex0_weighted_sum.py"),
+        (["sub/ex0_weighted_sum.py", "sub//./ex0_weighted_sum.py"], "sub/ex0_weighted_sum.py"),
+        (["notes.txt", "./notes.txt"], "notes.txt"),  # not an exercise file, still a guess which is which
+    ],
+)
+def test_zip_with_two_members_of_one_name(tmp_path, names, same):
+    """Two members that unpack to one path (as normalised for unpacking):
+    the zip is refused whole, the note names the path, nothing is unpacked."""
+    sol = _solutions()
+    d, work = tmp_path / "subs", tmp_path / "work"
+    d.mkdir()
+    folder = os.path.dirname(names[0])
+    rest = [(os.path.join(folder, k), v) for k, v in sol.items() if k != "ex0_weighted_sum.py"]
+    _zip(d / "s.zip", rest + [(n, sol["ex0_weighted_sum.py"] if "ex0" in n else "x") for n in names])
+    (e,), warned = intake.discover(str(d), str(work))
+    assert not warned
+    assert (e.student_id, e.folder, e.digest) == ("s", None, None)
+    assert e.note == f"zip 内有同名文件（{same}），未评分 / files of the same name in the zip ({same}): not graded"
+    assert list(os.walk(work)) == [(str(work), [], [])]
+
+
+def test_zip_members_in_different_folders_are_no_duplicates(tmp_path):
+    sol = _solutions()
+    d = tmp_path / "subs"
+    d.mkdir()
+    folder_twice = zipfile.ZipInfo("s/")  # a folder's own entry, twice: harmless
+    _zip(d / "s.zip", [(folder_twice, ""), (folder_twice, "")] + [("s/" + k, v) for k, v in sol.items()] + [("old/ex0_weighted_sum.py", "x = 1\n")])
+    (e,), _ = intake.discover(str(d), str(tmp_path / "work"))
+    assert e.folder and "same name" not in e.note and "old/" in e.note
+
+
+def test_ids_that_differ_only_in_case_or_unicode_form(tmp_path):
+    """Ids a case-insensitive, normalisation-insensitive file system (macOS,
+    Windows) takes for one name: in sorted order, the first is graded and the
+    others refused, naming it, without being looked into."""
+    sol = _solutions()
+    d = tmp_path / "subs"
+    d.mkdir()
+    _zip(d / "ALICE.zip", list(sol.items()))
+    for sid in ("Alice", "alice", "STRASSE", "straße", CAFE_NFC, CAFE_NFD, "Zoë"):
+        _folder(d / sid, sol)
+    os.makedirs(d / "zoe\u0308" / "empty")  # Zoë, decomposed and lower-case
+    entries, warned = intake.discover(str(d), str(tmp_path / "work"))
+    assert not warned
+    by_id = {e.student_id: e for e in entries}
+    assert sorted(by_id) == sorted(["ALICE", "Alice", "alice", "STRASSE", "straße", CAFE_NFC, CAFE_NFD, "Zoë", "zoe\u0308"])
+    sharing = {e.student_id: e.same_as for e in entries if e.same_as}
+    assert sharing == {"Alice": "ALICE", "alice": "ALICE", "straße": "STRASSE", CAFE_NFC: CAFE_NFD, "zoe\u0308": "Zoë"}
+    for sid, first in sharing.items():
+        e = by_id[sid]
+        assert e.folder is None and e.digest is None
+        assert e.note == f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分 / differs from {first} only in case or Unicode form (they would share an output folder): not graded"
+        assert by_id[first].folder and by_id[first].note == "" and by_id[first].same_as is None
+    # The ids left have folders that no file system takes for one another.
+    assert len({intake.folder_key(intake.safe_name(sid)) for sid in by_id if sid not in sharing}) == len(by_id) - len(sharing)
