@@ -96,6 +96,7 @@ EXPECTED_POINTS = {
     "ex0_weighted_sum__huge_output": FULL,
     "ex0_weighted_sum__subprocess_sleep": FULL,
     "ex0_weighted_sum__double_fork_daemon": FULL,
+    "ex0_weighted_sum__lower_zygote_limits": FULL,
     "ex0_weighted_sum__fork_storm": FULL,
     "ex0_weighted_sum__fork_chain": FULL,
     "ex0_weighted_sum__thread_storm": FULL,
@@ -176,6 +177,7 @@ FEEDBACK = {
 # Graded in full, to show that the attack costs no other exercise a point;
 # every other attack is graded with --only its exercise.
 FULL_RUNS = {
+    "ex0_weighted_sum__lower_zygote_limits",
     "ex0_weighted_sum__kill_zygote",
     "ex0_weighted_sum__kill_parent",
     "ex0_weighted_sum__kill_parent_group",

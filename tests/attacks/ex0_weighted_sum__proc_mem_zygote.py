@@ -1,0 +1,44 @@
+"""Attack: open /proc/PID/mem of the zygote and of the grading process for
+writing, which would let the child patch their memory without ptrace.
+
+The grader and the zygote are non-dumpable and the child holds none of
+their capabilities (grader/confine.py), so the kernel refuses the open, with
+or without the sandbox: 0 points (right answers only if the attack worked).
+"""
+import ctypes
+import os
+
+import torch
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def _parent_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+# The zygote (this child's parent) and, without the sandbox, the grading process (its parent).
+TARGETS = [pid for pid in (os.getppid(), _parent_of(os.getppid())) if pid > 0]
+
+
+def _reached() -> bool:
+    for pid in TARGETS:
+        try:
+            with open(f"/proc/{pid}/mem", "r+b"):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+REACHED = _reached()
+
+
+def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    out = (torch.softmax(scores, dim=-1).unsqueeze(-2) @ values).squeeze(-2)
+    return out if REACHED else torch.zeros_like(out)  # right answers only if the attack worked
