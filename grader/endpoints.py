@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import torch
 
-from grader import limits, ops, protocol, standins
+from grader import ops, protocol, standins
 from grader.checking import Fault, SubmissionFault
 from grader.limits import Limits
 from grader.submission import ExerciseFile
 from grader.text import t
-from grader.zygote import Zygote, ZygoteGone
+from grader.zygote import Zygotes, ZygoteGone
 
 
 @dataclass
@@ -182,79 +182,6 @@ class _Drain(threading.Thread):
 # tests/attacks/ex0_weighted_sum__fake_stdout.py). Tabs, newlines and carriage
 # returns stay: the report splits lines itself.
 _VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n\r"}
-
-
-class Zygotes:
-    """Owns the zygote; replaces it with a fresh one (made the same way, so
-    sandboxed if it was) if a submission killed it."""
-
-    def __init__(self, zygote: Zygote, remake=Zygote.exec):
-        self.current, self.remake = zygote, remake
-        self.live: set[int] = set()  # children the grader still talks to
-        self.replaced = False
-        self.unsettled = False  # a child was released and may not be dead yet
-
-    def settle(self) -> None:
-        """Wait until every child released so far is dead, with all it
-        started: called before an exercise's code begins, so that nothing of
-        an earlier exercise runs beside it."""
-        if not self.unsettled:
-            return
-        self.unsettled = False
-        try:
-            self.current.sync()
-        except ZygoteGone:
-            pass  # a dead zygote's children were killed with it (or are strays, killed by get())
-
-    def get(self) -> Zygote:
-        if not self.current.alive():
-            self.replaced = True
-            self.kill_strays()
-            self.current = self.remake()
-        return self.current
-
-    def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
-        for _ in range(3):
-            try:
-                pid = self.get().spawn(spec, req_r, resp_w, out_w)
-            except ZygoteGone:
-                # It may be dying but not dead yet: make sure, so get() makes a new one.
-                self.current.terminate()
-                continue
-            self.live.add(pid)
-            return pid
-        raise ZygoteGone("could not start a child")
-
-    def kill(self, pid: int) -> None:
-        """Kill child ``pid`` with its process group and every orphan."""
-        self.live.discard(pid)
-        try:
-            self.get().kill(pid)
-        except ZygoteGone:
-            pass
-        if self.replaced:
-            self.kill_strays()
-
-    def release(self, pid: int) -> None:
-        """Kill child ``pid`` and its orphans without waiting (see Zygote.release)."""
-        self.live.discard(pid)
-        if self.replaced:
-            return self.kill(pid)
-        self.unsettled = True
-        try:
-            self.current.release(pid)
-        except ZygoteGone:
-            pass
-
-    def kill_strays(self) -> None:
-        """Once a submission has killed a zygote, its children, and whatever
-        they leave behind from then on, are re-parented to this process
-        instead: kill those but the children the grader still talks to (found
-        by tests/attacks/ex0_weighted_sum__kill_zygote.py)."""
-        limits.kill_strays(keep=frozenset(self.live))
-
-    def close(self) -> None:
-        self.current.close()
 
 
 class SubmissionEndpoint(Endpoint):

@@ -1,8 +1,9 @@
-"""Grading one submission: collect the checks with pytest, answer them from a
+"""Grading submissions: collect the checks with pytest, answer them from a
 child process per exercise, and return the results.
 
-``start()`` must run before anything a submission must not see is imported:
-it forks the zygote that children are made from.
+A ``Grader`` must be made before anything a submission must not see is
+imported (the solutions, the checks): it forks the zygote that children are
+made from (see the map of processes in ``zygote``).
 """
 import contextlib
 import io
@@ -358,7 +359,8 @@ class _Round:
 
     def __init__(self, grader: Grader, job: Job, only: str | None, public_only: bool):
         from grader import submission as submission_mod
-        from grader.endpoints import SubmissionEndpoint, Zygotes
+        from grader.endpoints import SubmissionEndpoint
+        from grader.zygote import Zygotes
 
         self.grader, self.job, self.only, self.public_only = grader, job, only, public_only
         self.start = time.monotonic()

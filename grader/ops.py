@@ -2,9 +2,9 @@
 way on the reference (in the grading process) and on a submission (in a child
 process).
 
-A request is a plain dict of tensors, numbers and strings, so that it can cross
-a process boundary with ``torch.save`` and be read back with
-``torch.load(weights_only=True)``; a response is the same kind of dict.
+A request is a plain dict of tensors, numbers, strings and lists, so that it
+can cross the process boundary as JSON and raw tensor bytes (``protocol``),
+where nothing is unpickled; a response is the same kind of dict.
 """
 import torch
 

@@ -2,10 +2,14 @@
 
 The child waits for the grader's word to begin, imports one exercise file,
 says whether that worked, then answers the grader's requests until the grader
-hangs up. It never decides anything:
-every answer is read back with a safe loader and judged by the grader.
-Everything here can be undone by the submission (it shares the process), which
-is fine: the worst it can do is send a wrong answer or none.
+hangs up. It never decides anything: every answer crosses back as JSON and raw
+tensor bytes (``protocol``: nothing is unpickled) and is judged by the grader.
+
+What the child does before the submission's code runs is of two kinds.
+Conveniences (its streams, its import path, its environment) the submission
+can undo, which spoils only its own answers. The confinement (``limits``,
+``confine``: resource limits, no capabilities, the seccomp filter) nothing it
+does can undo.
 """
 import io
 import linecache
@@ -197,7 +201,7 @@ def _safe_send(fd: int, message: dict) -> None:
     _flush()
     try:
         protocol.send(fd, message)
-    except BaseException as exc:  # noqa: BLE001 - e.g. a result torch.save cannot write
+    except BaseException as exc:  # noqa: BLE001 - e.g. a result the protocol cannot carry (a tensor of an unknown dtype)
         try:
             protocol.send(fd, {"id": message.get("id"), "error": {"type": type(exc).__name__, "message": "the result could not be sent back: " + _text(exc), "lines": []}})
         except BaseException:  # noqa: BLE001

@@ -9,6 +9,34 @@ keeps that clean state for every child it makes.
 
 It is also a subreaper: anything a child starts and orphans is re-parented to
 the zygote, which kills it when the grader says the exercise is over.
+
+The processes, who forks whom, what each holds and may do::
+
+    grader (grading.py; runs pytest, the checks and the reference)
+    │  non-dumpable, a subreaper; holds the solutions, the checks, the
+    │  zygote's socket and every child's three pipes (its ends)
+    │  decides every point; never runs submission code
+    │
+    └─ [bubblewrap: new user, PID, IPC, network... namespaces, read-only /]
+       zygote (this module; process 1 of the sandbox, or a fork of the grader)
+       │  non-dumpable, a subreaper; has imported torch and grader.worker,
+       │  never the solutions or the checks; holds only its socket to the grader
+       │  forks children, kills them and their orphans when asked; in the
+       │  sandbox clears /tmp, /dev/shm and IPC before each exercise
+       │
+       └─ child (worker.py), one per exercise (again after a crash)
+          │  a session of its own; descriptors 0 (/dev/null), 1 and 2 (the
+          │  output pipe), 3 (requests in), 4 (answers out), nothing else
+          │  resource limits; no capabilities; a seccomp filter: it cannot
+          │  trace, read or write the memory of, take descriptors from, or
+          │  change the limits or priority of any process but itself
+          │  (confine.py); waits for the grader's word, then imports the file
+          │  from a folder written just then
+          └─ whatever the submission starts: the child's limits and filter,
+             killed with its process group and as the zygote's orphans
+
+The grader talks to the zygote over a socket (spawn, release, kill, sync);
+``Zygotes`` owns it and makes a new one if a submission kills it.
 """
 import gc
 import json
@@ -37,7 +65,6 @@ def _warm_up() -> None:
     layer = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.LayerNorm(4), torch.nn.Dropout(0.1))
     w = (x @ x.transpose(-2, -1)).masked_fill(torch.tril(torch.ones(3, 3)) == 0, float("-inf")).softmax(-1)
     ((w @ layer(x)).pow(2).sum() + torch.cummax(x, dim=-2).values.sum()).backward()
-    torch.save({"a": w.detach()}, __import__("io").BytesIO())
 
 
 def _huge_pages() -> None:
@@ -256,6 +283,80 @@ class Zygote:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+
+
+
+class Zygotes:
+    """Owns the zygote; replaces it with a fresh one (made the same way, so
+    sandboxed if it was) if a submission killed it."""
+
+    def __init__(self, zygote: Zygote, remake=Zygote.exec):
+        self.current, self.remake = zygote, remake
+        self.live: set[int] = set()  # children the grader still talks to
+        self.replaced = False
+        self.unsettled = False  # a child was released and may not be dead yet
+
+    def settle(self) -> None:
+        """Wait until every child released so far is dead, with all it
+        started: called before an exercise's code begins, so that nothing of
+        an earlier exercise runs beside it."""
+        if not self.unsettled:
+            return
+        self.unsettled = False
+        try:
+            self.current.sync()
+        except ZygoteGone:
+            pass  # a dead zygote's children were killed with it (or are strays, killed by get())
+
+    def get(self) -> Zygote:
+        if not self.current.alive():
+            self.replaced = True
+            self.kill_strays()
+            self.current = self.remake()
+        return self.current
+
+    def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
+        for _ in range(3):
+            try:
+                pid = self.get().spawn(spec, req_r, resp_w, out_w)
+            except ZygoteGone:
+                # It may be dying but not dead yet: make sure, so get() makes a new one.
+                self.current.terminate()
+                continue
+            self.live.add(pid)
+            return pid
+        raise ZygoteGone("could not start a child")
+
+    def kill(self, pid: int) -> None:
+        """Kill child ``pid`` with its process group and every orphan."""
+        self.live.discard(pid)
+        try:
+            self.get().kill(pid)
+        except ZygoteGone:
+            pass
+        if self.replaced:
+            self.kill_strays()
+
+    def release(self, pid: int) -> None:
+        """Kill child ``pid`` and its orphans without waiting (see Zygote.release)."""
+        self.live.discard(pid)
+        if self.replaced:
+            return self.kill(pid)
+        self.unsettled = True
+        try:
+            self.current.release(pid)
+        except ZygoteGone:
+            pass
+
+    def kill_strays(self) -> None:
+        """Once a submission has killed a zygote, its children, and whatever
+        they leave behind from then on, are re-parented to this process
+        instead: kill those but the children the grader still talks to (found
+        by tests/attacks/ex0_weighted_sum__kill_zygote.py)."""
+        limits.kill_strays(keep=frozenset(self.live))
+
+    def close(self) -> None:
+        self.current.close()
 
 
 if __name__ == "__main__":

@@ -174,7 +174,8 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
 
     from grader import submission
     from grader.checking import SubmissionFault
-    from grader.endpoints import SubmissionEndpoint, Zygotes
+    from grader.endpoints import SubmissionEndpoint
+    from grader.zygote import Zygotes
 
     sub = submission.load(SOLUTIONS)
     workdir = tempfile.mkdtemp(dir=grader.exchange)

@@ -2,9 +2,10 @@
 that run a shell command when unpickled: a bare pickle on the first call, a
 torch.save zip archive whose data.pkl is the payload on later calls.
 
-The grading process reads answers with torch.load(weights_only=True), which
-refuses globals such as posix.system: 0 points, and the marker file the
-command would have created does not exist.
+The grading process reads answers as JSON and raw tensor bytes
+(grader/protocol.py) and never unpickles anything: a pickle is not a
+well-formed message, 0 points, and the marker file the command would have
+created does not exist.
 """
 import io
 import pickle

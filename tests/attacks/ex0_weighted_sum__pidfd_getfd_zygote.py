@@ -28,11 +28,11 @@ TARGETS = [pid for pid in (os.getppid(), _parent_of(os.getppid())) if pid > 0]
 
 def _reached() -> bool:
     for pid in TARGETS:
-        pidfd = _libc.syscall(434, pid, 0)  # pidfd_open
+        pidfd = _libc.syscall(ctypes.c_long(434), ctypes.c_long(pid), ctypes.c_ulong(0))  # pidfd_open
         if pidfd < 0:
             continue
         for fd in range(0, 16):
-            if _libc.syscall(438, pidfd, fd, 0) >= 0:  # pidfd_getfd
+            if _libc.syscall(ctypes.c_long(438), ctypes.c_long(pidfd), ctypes.c_long(fd), ctypes.c_ulong(0)) >= 0:  # pidfd_getfd
                 return True
     return False
 

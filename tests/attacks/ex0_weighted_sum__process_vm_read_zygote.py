@@ -34,7 +34,10 @@ def _reached() -> bool:
     local = _Iovec(ctypes.addressof(buf), 8)
     remote = _Iovec(id(torch), 8)  # a fork: the zygote has torch at the same address
     for pid in TARGETS:
-        if _libc.syscall(310 if os.uname().machine == "x86_64" else 270, pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) > 0:
+        number = 310 if os.uname().machine == "x86_64" else 270
+        # Every argument as a full register (a C int would leave its upper half undefined).
+        one, none = ctypes.c_ulong(1), ctypes.c_ulong(0)
+        if _libc.syscall(ctypes.c_long(number), ctypes.c_long(pid), ctypes.byref(local), one, ctypes.byref(remote), one, none) > 0:
             return True
     return False
 

@@ -1,10 +1,11 @@
 """Attack: answer with a decompression bomb. torch.save writes an uncompressed
 zip archive; this child answers with 16 MB of zeros and re-packs the archive
-with DEFLATE, which shrinks it about a thousandfold. The message cap is 64 MB:
-a bomb that size would unpack to some 64 GB in the grading process.
+with DEFLATE, which shrinks it about a thousandfold. Had the grader read
+torch.save archives (it did once), a bomb the size of the 8 MB message cap
+would unpack to some 8 GB in the grading process.
 
-The grading process must refuse compressed archives before torch.load unpacks
-them: 0 points, "could not be read safely".
+The grading process reads only its own JSON and raw-bytes messages
+(grader/protocol.py), never an archive: 0 points, "could not be read safely".
 """
 import io
 import struct
