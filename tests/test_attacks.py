@@ -198,8 +198,12 @@ FULL_RUNS = {
     "ex4_masking__kill_parent_group_at_import",
 }
 
-# Attacks that only the sandbox stops, and why. Without it the child runs as
-# the grader's user, with the grader's view of the machine; the test then
+# Attacks that only the sandbox stops, and why: each needs namespaces (a PID
+# namespace for signals, a mount namespace for the view of the file system, a
+# network namespace). Tracing, memory, descriptors, limits and priority of
+# other processes are refused without the sandbox too (grader/confine.py).
+# Without it the child runs as the grader's user, with the grader's view of
+# the machine; the test then
 # asserts what --sandbox off does guarantee, and that the attack did what it
 # says (so that its failure in the sandbox is the sandbox's doing).
 SANDBOX_ONLY = {
