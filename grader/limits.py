@@ -83,6 +83,21 @@ def become_subreaper() -> bool:
 
 
 def _children_of(pid: int) -> list[int]:
+    """The children of ``pid``: from /proc/PID/task/*/children where the
+    kernel keeps that list (a few reads), else by reading every process's
+    parent (a scan of all of /proc, some milliseconds on a busy machine)."""
+    try:
+        found = []
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                found += [int(child) for child in f.read().split()]
+        return found
+    except (OSError, ValueError):
+        return _children_by_scan(pid)
+
+
+def _children_by_scan(pid: int) -> list[int]:
+    """The children of ``pid``, from every process's parent in /proc."""
     found = []
     try:
         entries = os.listdir("/proc")
@@ -120,16 +135,31 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def kill_process(pid: int) -> None:
+    """SIGKILL our child ``pid`` and reap it."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError, PermissionError):
+        pass
+
+
 def kill_children(keep: frozenset = frozenset(), rounds: int = 200) -> None:
     """SIGKILL every child of this process (but ``keep``) until none is left.
 
     As a subreaper we inherit the orphans of what we kill, so we go round
     again until a round finds nobody."""
     me = os.getpid()
+    found = False
     for _ in range(rounds):
         victims = [pid for pid in _children_of(me) if pid not in keep]
+        if not victims and found:
+            # The kernel's list of children can miss one forked while it was
+            # read: before calling it done, look the slow, sure way.
+            victims = [pid for pid in _children_by_scan(me) if pid not in keep]
         if not victims:
             break
+        found = True
         for pid in victims:
             kill_group(pid)
             try:

@@ -149,6 +149,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> 
             # without making the grader wait (it has the next child already).
             workers.discard(cmd["pid"])
             limits.kill_group(cmd["pid"])
+            limits.kill_process(cmd["pid"])  # reaped: only orphans, if any, are left to look for
             limits.kill_children(keep=frozenset(workers))
             if sandboxed:
                 leftovers.clear()  # the next exercise starts from a clean /tmp, /dev/shm and IPC
