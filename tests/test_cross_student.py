@@ -1,0 +1,388 @@
+"""Cross-student isolation in a batch: what one student's code does to the
+grader cannot change another student's grade.
+
+A class of four is graded with ``python -m grader batch --jobs 1``, so that
+one worker (one grader, one zygote) grades them all, in sorted id order:
+
+- ``a_attacker`` first: each of its seven exercise files runs, at import,
+  every attack of ``ATTACKS`` on the zygote and the grading process (ptrace,
+  /proc/PID/mem, pidfd_getfd of their sockets, process_vm_readv, renicing
+  them, lowering their limits with prlimit; the code of the attack files in
+  tests/attacks/), then leaves state behind (``LEAVE``: files in /tmp and
+  /dev/shm, a 0555 folder in /tmp, a file in its TMPDIR, a SysV shared memory
+  segment, a POSIX message queue), then the solution of the exercise;
+- ``b_right``: the solutions;
+- ``c_stubs``: the untouched stubs of exercises/;
+- ``d_mistakes``: one typical mistake per exercise (``MISTAKES``, from
+  tests/catalogue/wrong/), each file also looking, at import, for what the
+  attacker left behind and for a changed priority (``FIND``): it prints what
+  it finds and raises (so that it shows in results.json) if it finds what
+  must be gone in the mode graded.
+
+With the sandbox (``--sandbox require``) and without (``--sandbox off``), the
+test asserts that
+
+1. the batch grades all four, in that order, with one worker that is never
+   replaced (no process target started twice by the batch);
+2. every attack was refused (the attack files' own ``REACHED``; an attack
+   that worked makes the attacker's file raise) and the attacker's own
+   answers count: 100 points;
+3. b_right, c_stubs and d_mistakes get, check by check (tags, name, status,
+   score, max score, visibility, feedback), exactly what each gets graded alone
+   (``python -m grader grade``) with the same ``--inputs-seed``;
+4. d_mistakes found nothing: in the sandbox nothing at all; without it only
+   the exercise's own TMPDIR and the priority are checked (/tmp, /dev/shm,
+   SysV IPC and message queues are then the machine's, shared and not
+   cleaned: the test removes its leftovers there afterwards).
+
+The students' folders sit in one class folder; graded alone, each is named
+relative to it (as the batch names it), and absolute paths under the test's
+folder are replaced before comparing. The batch and the three gradings alone
+run at the same time (separate processes, separate graders).
+
+Every grading runs as ``python -m grader ARGS`` through a small prelude
+(``GRADER``) that sets its priority to ``NICE`` and names on stderr each
+process the grading process starts with multiprocessing. ``NICE`` is the
+test's own priority, or 18 where the test runs at 19 (the renice attack sets
+19, which would otherwise change nothing and could not be seen); where 18 is
+not allowed either, the renice attack still runs but cannot be judged.
+"""
+import concurrent.futures
+import csv
+import ctypes
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXERCISES, ROOT, SOLUTIONS, TEST_INPUTS_SEED
+from grader import sandbox as sandbox_mod
+from grader.exercises import IDS
+
+ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")
+WRONG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "catalogue", "wrong")
+
+# Section 1 of the issue: what a student's code may try on the zygote and the grader.
+ATTACKS = [
+    "ex0_weighted_sum__ptrace_zygote",
+    "ex0_weighted_sum__proc_mem_zygote",
+    "ex0_weighted_sum__pidfd_getfd_zygote",
+    "ex0_weighted_sum__process_vm_read_zygote",
+    "ex0_weighted_sum__renice_zygote",
+    "ex0_weighted_sum__lower_zygote_limits",
+]
+
+# One usual mistake per exercise (each loses points in its own exercise only).
+MISTAKES = {
+    "ex0_weighted_sum": "ex0_weighted_sum__softmax_dim0",
+    "ex1_averaging": "ex1_averaging__triu",
+    "ex2_scores": "ex2_scores__k_at_q_transposed",
+    "ex3_scaling": "ex3_scaling__multiplies_by_sqrt",
+    "ex4_masking": "ex4_masking__filled_with_zero",
+    "ex5_head": "ex5_head__no_scaling",
+    "ex6_block": "ex6_block__no_residuals",
+}
+
+# Sorted ids: the batch hands students out in this order.
+ATTACKER, RIGHT, STUBS, MISTAKEN = "a_attacker", "b_right", "c_stubs", "d_mistakes"
+ALONE = (RIGHT, STUBS, MISTAKEN)
+
+MODES = {"sandbox": "require", "off": "off"}
+
+TAG = "xstudent_3b9d1"  # names of what the attacker leaves (not test_clean_start's: they may run at once)
+SHM_KEY = 0x3B9D
+MARK = "LEFTOVERS FOUND"
+
+
+def _base_nice() -> int:
+    """The priority the gradings run at, and every process they start
+    inherits. The renice attack sets 19; where the test itself already runs
+    at 19 (some CI machines do) it is run one step higher, at 18, if that is
+    allowed, so that the attack would show."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    if own < 19:
+        return own
+    probe = subprocess.run(
+        [sys.executable, "-c", "import os; os.setpriority(os.PRIO_PROCESS, 0, 18); print(os.getpriority(os.PRIO_PROCESS, 0))"],
+        capture_output=True,
+        text=True,
+    )
+    return int(probe.stdout) if probe.returncode == 0 else own
+
+
+NICE = _base_nice()
+# At 19 a renice to 19 changes nothing: the attack cannot be seen (nor judged).
+RENICE_VISIBLE = NICE < 19
+
+LEAVE = f'''
+# ---- leave state behind for whoever is graded next
+import ctypes as _ct, os as _os, tempfile as _tf
+for _dir in ("/tmp", "/dev/shm"):
+    try:
+        with open(_os.path.join(_dir, "{TAG}"), "w") as _f:
+            _f.write("hidden inputs were here")
+    except OSError:
+        pass
+try:
+    _os.makedirs("/tmp/{TAG}_ro/inner", exist_ok=True)
+    open("/tmp/{TAG}_ro/inner/file", "w").close()
+    _os.chmod("/tmp/{TAG}_ro/inner", 0o555)
+    _os.chmod("/tmp/{TAG}_ro", 0o555)
+except OSError:
+    pass
+with open(_os.path.join(_tf.gettempdir(), "{TAG}_tempfile"), "w") as _f:
+    _f.write("x")
+_libc = _ct.CDLL(None, use_errno=True)
+_libc.shmget({SHM_KEY}, 4096, 0o1666)  # IPC_CREAT | 0666
+_libc.mq_open.restype = _ct.c_int
+_libc.mq_open(b"/{TAG}", _os.O_CREAT | _os.O_RDWR, 0o600, None)
+'''
+
+
+def find_code(strict: bool) -> str:
+    """Appended to each of d_mistakes' files: what it finds of the attacker.
+    ``strict``: everything found counts (the sandbox); else only the
+    exercise's own TMPDIR and the priority, the places that are private
+    without the sandbox too."""
+    return f'''
+
+# ---- look for what an earlier student left behind
+import ctypes as _ct, os as _os, tempfile as _tf
+_found = []
+for _path in ("/tmp/{TAG}", "/dev/shm/{TAG}", "/tmp/{TAG}_ro", _os.path.join(_tf.gettempdir(), "{TAG}_tempfile")):
+    if _os.path.exists(_path):
+        _found.append(_path)
+try:
+    with open("/proc/sysvipc/shm") as _f:
+        if any(_row.split()[0] == str({SHM_KEY}) for _row in _f.read().splitlines()[1:]):
+            _found.append("shm {SHM_KEY}")
+except OSError:
+    pass
+_libc = _ct.CDLL(None, use_errno=True)
+_libc.mq_open.restype = _ct.c_int
+if _libc.mq_open(b"/{TAG}", _os.O_RDONLY) >= 0:
+    _found.append("mqueue /{TAG}")
+if _os.getpriority(_os.PRIO_PROCESS, 0) != {NICE}:
+    _found.append("nice " + str(_os.getpriority(_os.PRIO_PROCESS, 0)))
+print("FOUND:", sorted(_found))
+_counted = _found if {strict} else [_x for _x in _found if _x.endswith("_tempfile") or _x.startswith("nice ")]
+if _counted:
+    raise RuntimeError("{MARK}: " + repr(sorted(_counted)))
+'''
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _attacker_source(ex: str) -> str:
+    parts = [f"# {ex}: every attack on the zygote and the grader, then the solution\n_ATTACKS_REACHED = []\n"]
+    for attack in ATTACKS:
+        source = _read(os.path.join(ATTACKS_DIR, attack + ".py"))
+        assert "__ATTACK_" not in source, f"{attack} has a placeholder this test does not fill in"
+        parts.append(f"\n# ---- {attack}\n" + source)
+        if re.search(r"^REACHED = ", source, re.M) and (RENICE_VISIBLE or "renice" not in attack):
+            parts.append(f"\n_ATTACKS_REACHED.append(({attack!r}, REACHED))\n")
+    parts.append(
+        "\nif any(_reached for _, _reached in _ATTACKS_REACHED):\n"
+        "    raise RuntimeError('attacks that worked: ' + repr([_n for _n, _reached in _ATTACKS_REACHED if _reached]))\n"
+    )
+    parts.append(LEAVE)
+    parts.append(f"\n# ---- the solution of {ex}\n" + _read(os.path.join(SOLUTIONS, ex + ".py")))
+    return "".join(parts)
+
+
+def _write_student(folder: str, sources: dict) -> None:
+    os.makedirs(folder)
+    for ex, source in sources.items():
+        with open(os.path.join(folder, ex + ".py"), "w", encoding="utf-8") as f:
+            f.write(source)
+
+
+def make_class(root: str, strict: bool) -> None:
+    _write_student(os.path.join(root, ATTACKER), {ex: _attacker_source(ex) for ex in IDS})
+    _write_student(os.path.join(root, RIGHT), {ex: _read(os.path.join(SOLUTIONS, ex + ".py")) for ex in IDS})
+    _write_student(os.path.join(root, STUBS), {ex: _read(os.path.join(EXERCISES, ex + ".py")) for ex in IDS})
+    _write_student(os.path.join(root, MISTAKEN), {ex: _read(os.path.join(WRONG_DIR, MISTAKES[ex] + ".py")) + find_code(strict) for ex in IDS})
+
+
+def clean_machine() -> None:
+    """Remove what the attacker left in the machine's shared places (only
+    without the sandbox can it get there; harmless otherwise)."""
+    for path in (f"/tmp/{TAG}", f"/dev/shm/{TAG}"):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    ro = f"/tmp/{TAG}_ro"
+    if os.path.lexists(ro):
+        for folder in (ro, ro + "/inner"):
+            try:
+                os.chmod(folder, 0o755)
+            except OSError:
+                pass
+        shutil.rmtree(ro, ignore_errors=True)
+    libc = ctypes.CDLL(None)
+    libc.mq_unlink(f"/{TAG}".encode())
+    ident = libc.shmget(SHM_KEY, 0, 0)
+    if ident >= 0:
+        libc.shmctl(ident, 0, None)  # IPC_RMID
+
+
+# How the gradings are started: ``python -m grader ARGS`` at priority NICE,
+# with every process the grading process itself starts with multiprocessing
+# (the batch's workers, its gradebook writer) named on stderr: a worker that
+# died and was replaced would show as the same target started twice.
+GRADER = r"""
+import multiprocessing.process, os, runpy, sys
+try:
+    os.setpriority(os.PRIO_PROCESS, 0, int(sys.argv[1]))
+except OSError:
+    pass
+MAIN = os.getpid()
+_start = multiprocessing.process.BaseProcess.start
+def _named_start(self):
+    if os.getpid() == MAIN:
+        target = getattr(self, "_target", None)
+        sys.stderr.write("STARTED-PROCESS: %s.%s\n" % (getattr(target, "__module__", "?"), getattr(target, "__qualname__", repr(target))))
+        sys.stderr.flush()
+    return _start(self)
+multiprocessing.process.BaseProcess.start = _named_start
+sys.argv = ["grader", *sys.argv[2:]]
+runpy.run_module("grader", run_name="__main__", alter_sys=True)
+"""
+
+
+def _run(args: list, cwd: str, tmp: str) -> subprocess.CompletedProcess:
+    """``python -m grader ARGS`` (see GRADER)."""
+    return subprocess.run(
+        [sys.executable, "-c", GRADER, str(NICE), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": ROOT, "TMPDIR": tmp},
+    )
+
+
+def _comparable(results: dict, base: str) -> list:
+    """Each check as a tuple of what a student sees, with the test's folder
+    replaced by a placeholder."""
+    out = []
+    for t in results["tests"]:
+        text = (t.get("output") or "").replace(base, "<BASE>")
+        out.append((tuple(t["tags"]), t["name"], t["status"], t["score"], t["max_score"], t["visibility"], text))
+    return out
+
+
+def _by_exercise(results: dict) -> dict:
+    points = {ex: 0.0 for ex in IDS}
+    for t in results["tests"]:
+        points[t["tags"][0]] += t["score"]
+    return points
+
+
+@pytest.fixture(scope="module", params=list(MODES))
+def graded(request, tmp_path_factory):
+    mode = request.param
+    if mode == "sandbox" and not sandbox_mod.available():
+        if os.environ.get("ATTENTION_CI"):
+            pytest.fail("CI must run this in the sandbox: bubblewrap is missing")
+        pytest.skip("no sandbox can be made here")
+    base = str(tmp_path_factory.mktemp(f"cross-{mode}"))
+    root, out, tmp = (os.path.join(base, name) for name in ("class", "out", "tmp"))
+    os.makedirs(tmp)
+    make_class(root, strict=mode == "sandbox")
+    seed = str(TEST_INPUTS_SEED)
+    options = ["--sandbox", MODES[mode], "--inputs-seed", seed]
+
+    def batch():
+        return _run(["batch", root, "--out", out, "--jobs", "1", *options], ROOT, tmp)
+
+    def alone(sid):
+        # Named relative to the class folder, as the batch names it.
+        json_path = os.path.join(base, f"alone-{sid}.json")
+        return _run(["grade", sid, "--json", json_path, *options], root, tmp), json_path
+
+    clean_machine()
+    try:
+        # The batch and the three gradings alone are separate processes with
+        # separate graders: run them at once to save time.
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            batch_run = pool.submit(batch)
+            alone_runs = {sid: pool.submit(alone, sid) for sid in ALONE}
+            proc = batch_run.result()
+            alone_done = {sid: f.result() for sid, f in alone_runs.items()}
+    finally:
+        clean_machine()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = {}
+    for sid in (ATTACKER, *ALONE):
+        path = os.path.join(out, sid, "results.json")
+        assert os.path.exists(path), f"{sid} has no results.json\n" + proc.stderr
+        with open(path, encoding="utf-8") as f:
+            results[sid] = json.load(f)
+    alone_results, alone_stdout = {}, {}
+    for sid, (p, json_path) in alone_done.items():
+        assert p.returncode == 0, f"{sid} graded alone: exit {p.returncode}\n" + p.stdout + p.stderr
+        with open(json_path, encoding="utf-8") as f:
+            alone_results[sid] = json.load(f)
+        alone_stdout[sid] = p.stdout
+    return {"mode": mode, "base": base, "out": out, "proc": proc, "batch": results, "alone": alone_results, "alone_stdout": alone_stdout}
+
+
+def test_one_worker_grades_all_four_in_order(graded):
+    proc = graded["proc"]
+    order = [line.split("] ", 1)[1].split(": ", 1)[0] for line in proc.stderr.splitlines() if line.startswith("[") and "] " in line]
+    assert order == [ATTACKER, RIGHT, STUBS, MISTAKEN], proc.stderr
+    started = [line.split(": ", 1)[1] for line in proc.stderr.splitlines() if line.startswith("STARTED-PROCESS: ")]
+    assert started, "the batch started no process?\n" + proc.stderr
+    assert len(started) == len(set(started)), f"a process was started twice (a worker replaced): {started}\n" + proc.stderr
+    with open(os.path.join(graded["out"], "grades.csv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["student_id"], r["note"]) for r in rows] == [(sid, "") for sid in (ATTACKER, RIGHT, STUBS, MISTAKEN)]
+
+
+def test_the_attacks_were_refused_and_the_attacker_keeps_its_points(graded):
+    results = graded["batch"][ATTACKER]
+    failed = [(t["name"], t["output"]) for t in results["tests"] if t["status"] != "passed"]
+    assert results["score"] == 100, failed
+    assert "output" not in results, results.get("output")
+
+
+def test_the_mistaken_student_found_nothing(graded):
+    for where, results in (("batch", graded["batch"][MISTAKEN]), ("alone", graded["alone"][MISTAKEN])):
+        found = sorted({t["output"] for t in results["tests"] if MARK in (t["output"] or "")})
+        assert not found, f"{MISTAKEN} ({where}, {graded['mode']}) found what an earlier student left: {found}"
+    # The looking code ran (graded alone its prints show in the report), and
+    # each mistake costs points in its own exercise only.
+    assert "FOUND:" in graded["alone_stdout"][MISTAKEN]
+    if graded["mode"] == "sandbox":
+        assert "FOUND: [" in graded["alone_stdout"][MISTAKEN]
+        assert not re.search(r"FOUND: \[[^\]]", graded["alone_stdout"][MISTAKEN]), graded["alone_stdout"][MISTAKEN]
+    right = _by_exercise(graded["alone"][RIGHT])
+    mistaken = _by_exercise(graded["alone"][MISTAKEN])
+    assert all(mistaken[ex] < right[ex] for ex in IDS), mistaken
+
+
+def test_alone_gradings_are_the_expected_ones(graded):
+    assert graded["alone"][RIGHT]["score"] == 100
+    assert graded["alone"][STUBS]["score"] == 0
+    for sid in ALONE:  # the batch was given the same --inputs-seed (its results.json does not record it)
+        assert graded["alone"][sid]["extra_data"]["inputs_seed"] == TEST_INPUTS_SEED
+
+
+@pytest.mark.parametrize("sid", ALONE)
+def test_each_student_gets_exactly_what_they_get_alone(graded, sid):
+    base = graded["base"]
+    in_batch = _comparable(graded["batch"][sid], base)
+    alone = _comparable(graded["alone"][sid], base)
+    differ = [(b, a) for b, a in zip(in_batch, alone) if b != a]
+    assert len(in_batch) == len(alone), (len(in_batch), len(alone))
+    assert not differ, f"{sid} after {ATTACKER} in one worker ({graded['mode']}) vs alone:\n" + "\n".join(f"  batch: {b}\n  alone: {a}" for b, a in differ)
+    assert graded["batch"][sid]["score"] == graded["alone"][sid]["score"]
