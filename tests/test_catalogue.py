@@ -18,7 +18,6 @@ file is graded once (``only=`` its exercise) and the grade is shared by the
 tests that need it.
 """
 import ast
-import os
 from pathlib import Path
 
 import pytest
