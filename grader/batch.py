@@ -379,6 +379,7 @@ class _Out:
         folder = self.folder(entry.student_id)
         results = dict(results)
         results["extra_data"] = {
+            **results.get("extra_data", {}),  # the grader's own (the inputs seed)
             "student_id": entry.student_id,
             "assignment": self.assignment,
             "submission": entry.display,

@@ -164,6 +164,8 @@ def test_examples_grades(examples):
 
 def test_examples_files(examples):
     out = examples["out"]
+    # One secret for the whole class: every student met the same unseen inputs, and a regrade can repeat them.
+    assert len({results_of(out, sid)["extra_data"]["inputs_seed"] for sid in ["anna", "ben", "eve", "李明"]}) == 1
     for sid in ["anna", "ben", "dana smith", "eve", "frank", "李明"]:
         folder = os.path.join(out, sid)
         assert sorted(os.listdir(folder)) == ["feedback.md", "results.json"], sid

@@ -27,6 +27,9 @@ TARGETS = [pid for pid in (os.getppid(), _parent_of(os.getppid())) if pid > 0]
 
 
 def _reached() -> bool:
+    """Whether any target's priority changed (a target already at 19, the
+    lowest, cannot be lowered further: then nothing can be shown)."""
+    before = {pid: _priority(pid) for pid in TARGETS}
     for pid in TARGETS:
         try:
             os.setpriority(os.PRIO_PROCESS, pid, 19)
@@ -36,7 +39,7 @@ def _reached() -> bool:
         os.setpriority(os.PRIO_USER, 0, 19)
     except OSError:
         pass
-    return any(_priority(pid) == 19 for pid in TARGETS)
+    return any(_priority(pid) != before[pid] for pid in TARGETS)
 
 
 def _priority(pid: int):
