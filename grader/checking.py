@@ -220,11 +220,12 @@ def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.T
 
 
 def pick(seed: int, *options):
-    """One of ``options``: the first in the student's own run, any of them in
-    a teacher's grading (a size such as T, which a table could otherwise key on)."""
-    if _inputs_seed == 0:
+    """One of ``options``: the first in the student's own run, any of the
+    others in a teacher's grading (a size such as T, which a table of the
+    student's own run could otherwise key on)."""
+    if _inputs_seed == 0 or len(options) == 1:
         return options[0]
-    return options[int(torch.randint(len(options), (), generator=_generator(seed)))]
+    return options[1 + int(torch.randint(len(options) - 1, (), generator=_generator(seed)))]
 
 
 def random_state(shapes: dict, seed: int, dtype: torch.dtype = torch.float32) -> dict:
