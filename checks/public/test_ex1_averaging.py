@@ -20,7 +20,8 @@ def matrix_diagnoses(want: torch.Tensor) -> list:
 @pytest.mark.points(2)
 def test_matrix_values(sub, ref):
     """averaging_matrix(T) 的数值 / the values of averaging_matrix(T)"""
-    T = pick(1, 4, 5, 6, 7, 9, 10)
+    # A teacher's grading never asks for a T this file asks for in the student's own run (4, 7).
+    T = pick(1, 4, 5, 6, 9, 10, 12)
     want = ref.averaging_matrix(T)
     expect_close(sub.averaging_matrix(T), want, what=t(f"averaging_matrix({T})", f"averaging_matrix({T})"), diagnoses=matrix_diagnoses(want))
 
@@ -28,7 +29,7 @@ def test_matrix_values(sub, ref):
 @pytest.mark.points(1)
 def test_rows_sum_to_one_no_future(sub, ref):
     """每行和为 1，对角线以上为 0 / rows sum to 1, zero above the diagonal"""
-    T = pick(2, 7, 8, 11, 12, 13)
+    T = pick(2, 7, 8, 11, 13, 14)
     w = sub.averaging_matrix(T)
     expect(tuple(w.shape) == (T, T), t(f"averaging_matrix({T}) 的形状", f"the shape of averaging_matrix({T})"), str(tuple(w.shape)), f"({T}, {T})")
     expect(
