@@ -380,3 +380,5 @@ def test_lookup_scores_nothing_when_the_teacher_grades(lookup, tmp_path, way):
     assert any("LookupError" in t["output"] for t in results["tests"])
     earned = sorted(f"{t['score']:g}  {t['name']}" for t in results["tests"] if t["score"] > 0)
     assert got <= TEACHER_LIMIT * total, f"the table earned {got:g} / {total:g}:\n  " + "\n  ".join(earned)
+    # Only the worked examples keep their fixed inputs, and each is worth 1 point.
+    assert all(t["max_score"] <= 1 for t in results["tests"] if t["score"] > 0), "\n  ".join(earned)
