@@ -482,9 +482,9 @@ class _Batch:
         # One secret for every worker: the whole class meets the same unseen inputs.
         self.inputs_seed = getattr(args, "inputs_seed", None)
         if self.inputs_seed is None:
-            import secrets
+            from grader.grading import fresh_inputs_seed
 
-            self.inputs_seed = 1 + secrets.randbelow(1 << 62)
+            self.inputs_seed = fresh_inputs_seed()
         self.store = _Out(out, args.assignment)
         self.workers: list[_Worker] = []
         self.gradebook = None

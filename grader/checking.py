@@ -145,7 +145,7 @@ def describe_difference(got: torch.Tensor, want: torch.Tensor, atol: float = 1e-
             lines_zh.append("它等于期望结果在最后两维上的转置")
             lines_en.append("it equals the expected result transposed in its last two dims")
         if got.dim() >= 2 and n_bad:
-            rows = bad.flatten(0, -2).any(-1) if got.dim() > 1 else bad
+            rows = bad.flatten(0, -2).any(-1)
             if bool(rows.any()) and not bool(rows.all()):
                 lines_zh.append(f"{int(rows.sum())} 行（共 {rows.numel()} 行）有不对的数")
                 lines_en.append(f"{int(rows.sum())} of {rows.numel()} rows hold a wrong entry")
@@ -205,10 +205,6 @@ def set_inputs_seed(seed: int) -> None:
     _inputs_seed = int(seed)
 
 
-def inputs_seed() -> int:
-    return _inputs_seed
-
-
 def _generator(seed: int) -> torch.Generator:
     mixed = seed if _inputs_seed == 0 else (seed * 0x9E3779B97F4A7C15 + _inputs_seed) % (1 << 63)
     return torch.Generator().manual_seed(mixed)
@@ -264,7 +260,8 @@ def expect_grads(got, want, what: Text) -> None:
         expect_close(g, w, what=t(what.zh + f"（{name} 的梯度）", what.en + f" (gradient of {name})"), atol=1e-4, rtol=1e-3)
 
 
-def _call(contract: str, args: dict) -> str:
+def describe_part(contract: str, args: dict) -> str:
+    """A stand-in as the student's code built it: ``Head(n_embd=12, ...)``."""
     return f"{contract}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
 
 
@@ -299,8 +296,8 @@ def expect_parts(got, want, what: Text) -> None:
             hint = t(f"dropout 比例没有传给 {contract}。", f"The dropout rate is not passed on to {contract}.")
         raise CheckFailed(
             what,
-            _call(contract, have),
-            _call(contract, should),
+            describe_part(contract, have),
+            describe_part(contract, should),
             hint,
             diagnosed=hint is not None,
             difference=t(f"建 {contract} 时这些参数不同：{', '.join(differ)}", f"{contract} was built with other values of: {', '.join(differ)}"),

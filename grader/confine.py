@@ -30,7 +30,6 @@ returns what it could not do, and the grader says so.
 """
 import ctypes
 import os
-import platform
 import struct
 import sys
 
@@ -98,7 +97,7 @@ def _jump(code: int, k: int, jt: int, jf: int) -> tuple:
 
 
 def filter_program(machine: str) -> list[tuple] | None:
-    """The seccomp program for ``machine`` (``platform.machine()``), as
+    """The seccomp program for ``machine`` (``os.uname().machine``), as
     (code, jt, jf, k) instructions; None where there is none."""
     if machine not in _ARCHES:
         return None
@@ -193,9 +192,9 @@ def confine() -> list[str]:
             _drop_capabilities()
         except OSError as exc:
             missing.append(f"dropping root's capabilities ({exc})")
-    prog = filter_program(platform.machine())
+    prog = filter_program(os.uname().machine)
     if prog is None:
-        return [f"seccomp (no filter for {platform.machine()})"]
+        return [f"seccomp (no filter for {os.uname().machine})"]
     try:
         _install(prog)
     except (OSError, AttributeError) as exc:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import torch
 
 from grader import ops, protocol, standins
-from grader.checking import Fault, SubmissionFault
+from grader.checking import Fault, SubmissionFault, describe_part
 from grader.limits import Limits
 from grader.submission import ExerciseFile
 from grader.text import t
@@ -50,13 +50,10 @@ class Endpoint:
         raise NotImplementedError
 
 
-def describe_part(contract: str, args: dict) -> str:
-    return f"{contract}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
-
-
 def _contract_fault(cls: str, response: dict) -> Fault:
     lines = []
-    standin_names = {"standin"}  # the stand-ins' own layer: what it lacks is a part not built
+    # A missing "<part>.standin.*" parameter is a part the student's code did
+    # not build through the contract's class (so no stand-in was swapped in).
     unbuilt = sorted({name.split(".standin.")[0] for name in response["missing"] if ".standin." in name})
     for name in unbuilt:
         lines.append(
@@ -64,7 +61,7 @@ def _contract_fault(cls: str, response: dict) -> Fault:
             "(the grader swaps in its stand-in when your code calls it)"
         )
     for name in response["missing"]:
-        if not standin_names & set(name.split(".")):
+        if ".standin." not in name:
             lines.append(f"- {name}: 找不到 / not found")
     for name, (have, want) in response["mismatched"].items():
         lines.append(f"- {name}: shape {tuple(have)}, 期望 / expected {tuple(want)}")

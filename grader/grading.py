@@ -23,6 +23,13 @@ SOLUTIONS = os.path.join(PROJECT, "solutions")
 HIDDEN_POINTS_FILE = "hidden_points.json"
 
 
+def fresh_inputs_seed() -> int:
+    """A new secret for the checks' inputs (never 0, which means "as written")."""
+    import secrets
+
+    return 1 + secrets.randbelow(1 << 62)
+
+
 @dataclass
 class Grade:
     submission: str
@@ -112,12 +119,11 @@ class Grader:
             self.zygote = Zygote.fork(many=many)
         self.limits = limits or Limits()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
-        if inputs_seed is None:
-            import secrets as secrets_mod
-
-            inputs_seed = 1 + secrets_mod.randbelow(1 << 62) if os.path.isdir(solutions_dir) else 0
-        # Without the solutions, answers are replayed from a recording of the inputs as written.
-        self.inputs_seed = int(inputs_seed) if os.path.isdir(solutions_dir) else 0
+        if not os.path.isdir(solutions_dir):
+            inputs_seed = 0  # answers are replayed from a recording of the inputs as written
+        elif inputs_seed is None:
+            inputs_seed = fresh_inputs_seed()
+        self.inputs_seed = int(inputs_seed)
         from grader.redact import Redactor
 
         self.redactor = Redactor(checks_dir, solutions_dir)

@@ -59,13 +59,20 @@ class BackwardFailed(RuntimeError):
         self.frames = frames  # [(filename, lineno, line)]
 
 
-def _backward(run_forward) -> None:
-    """(out² / 2).sum().backward() on ``run_forward()``; on an error, the
-    forward lines behind it."""
-    loss = run_forward().pow(2).sum() / 2  # an error in forward is the forward's, with its own traceback
+def _loss(out: torch.Tensor) -> torch.Tensor:
+    # A loss whose gradient is the output itself: no parameter can hide
+    # behind a symmetry that a plain sum would have.
+    return out.pow(2).sum() / 2
+
+
+def _forward_backward(m, x: torch.Tensor) -> torch.Tensor:
+    """``m(x)``, back-propagated through ``_loss``; on an error in backward,
+    ``BackwardFailed`` with the forward lines behind it. An error in forward
+    is the forward's, with its own traceback."""
+    out = m(x)
     try:
-        loss.backward()
-        return
+        _loss(out).backward()
+        return out
     except RuntimeError as exc:
         message = str(exc).split(" Hint: enable anomaly detection")[0]
     import re
@@ -76,7 +83,7 @@ def _backward(run_forward) -> None:
         warnings.simplefilter("always")
         try:
             with torch.autograd.detect_anomaly(check_nan=False):
-                (run_forward().pow(2).sum() / 2).backward()
+                _loss(m(x)).backward()
         except RuntimeError:
             pass
     for w in caught:
@@ -135,17 +142,9 @@ def _run_module(namespace, request: dict) -> dict:
     for i, x in enumerate(request["inputs"]):
         if request["backward"] and i == 0:
             x = x.clone().requires_grad_(True)
-            kept = []
-
-            def forward():
-                kept[:] = [m(x)]
-                return kept[0]
-
-            # A loss whose gradient is the output itself: no parameter can hide
-            # behind a symmetry that a plain sum would have.
-            _backward(forward)
+            out = _forward_backward(m, x)
             input_grad = x.grad
-            outs.append(kept[0].detach())
+            outs.append(out.detach())
         else:
             with torch.no_grad():
                 outs.append(m(x))
