@@ -97,6 +97,7 @@ EXPECTED_POINTS = {
     "ex0_weighted_sum__subprocess_sleep": FULL,
     "ex0_weighted_sum__double_fork_daemon": FULL,
     "ex0_weighted_sum__lower_zygote_limits": FULL,
+    "ex3_scaling__import_leaves_a_killer": FULL,
     "ex0_weighted_sum__fork_storm": FULL,
     "ex0_weighted_sum__fork_chain": FULL,
     "ex0_weighted_sum__thread_storm": FULL,
@@ -178,6 +179,7 @@ FEEDBACK = {
 # every other attack is graded with --only its exercise.
 FULL_RUNS = {
     "ex0_weighted_sum__lower_zygote_limits",
+    "ex3_scaling__import_leaves_a_killer",
     "ex0_weighted_sum__kill_zygote",
     "ex0_weighted_sum__kill_parent",
     "ex0_weighted_sum__kill_parent_group",
