@@ -212,7 +212,7 @@ SANDBOX_ONLY = {
     "ex0_weighted_sum__solutions_walk": "reads solutions/ by its path (found by walking the file system) and earns full marks",
     "ex0_weighted_sum__hidden_checks_encoded": "reads the hidden checks and carries them out encoded (in an exception message, and as the numbers it returns), past the line-by-line redaction",
     "ex0_weighted_sum__network": "connects to the grader's loopback (and anywhere else the machine can reach) and earns full marks",
-    "ex0_weighted_sum__kill_parent": "the child, re-parented to the grader once the zygote is dead, SIGKILLs the grader: no report",
+    "ex0_weighted_sum__kill_parent": "the child, re-parented to the grader once the zygote is dead, SIGKILLs the grader (when it wins the race with the grader ending it): no report",
     "ex0_weighted_sum__kill_grader": "finds the grader in /proc and SIGKILLs it: no report",
     "ex0_weighted_sum__kill_parent_group": "SIGKILLs the zygote's process group, which is the grader's: no report",
     "ex4_masking__kill_parent_group_at_import": "SIGKILLs its parent's process group at import, unguarded: the zygote's, which is the grader's: no report (in the sandbox: kill(-1))",
@@ -221,9 +221,9 @@ SANDBOX_ONLY = {
     "ex0_weighted_sum__hardlink_runtime": "replaces the submission's files with hard links to the solutions (the grader refuses them when it reads the folder again)",
     "ex0_weighted_sum__fill_tmpfs": "nothing caps what a child writes in all but the disk (16 MB a file); the attack writes only into its private copy there",
 }
-# --sandbox off: the attack kills the grading process itself, so there is no
-# report; the test asserts that nothing outside the output folder changed and
-# that no process is left.
+# --sandbox off: the attack may kill the grading process itself, so there may
+# be no report; the test then asserts that nothing outside the output folder
+# changed and that no process is left.
 GRADER_KILLED_OFF = {"ex0_weighted_sum__kill_parent", "ex0_weighted_sum__kill_grader", "ex0_weighted_sum__kill_parent_group", "ex4_masking__kill_parent_group_at_import"}
 # --sandbox off: never run.
 NOT_WITHOUT_SANDBOX = {"ex0_weighted_sum__kill_all"}
@@ -586,10 +586,11 @@ def test_attack(mode, attack, outcomes, full_marks):
         assert not out.project_changed, f"the grader's folders changed: {out.project_changed}"
     assert not out.survivors, f"processes left behind: {out.survivors}"
 
-    if mode == "off" and attack in GRADER_KILLED_OFF:
-        # SANDBOX_ONLY: the attack killed the grader (which shows it ran);
-        # nothing above may have changed all the same.
-        assert out.returncode == -signal.SIGKILL, (out.returncode, out.stdout, out.stderr)
+    if mode == "off" and attack in GRADER_KILLED_OFF and out.returncode == -signal.SIGKILL:
+        # SANDBOX_ONLY: the attack may kill the grader, a process of its own
+        # user. Whether its kill lands before the grader has ended the child
+        # is a race (CI has seen both), so the grader either died without a
+        # report, or finished and is held to the checks below like any other.
         assert out.results is None
         return
 
