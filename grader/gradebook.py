@@ -9,10 +9,14 @@ graded student, a submission whose grades carry the grader's points as
 never adds a second row for anything.
 
 nbgrader is imported only here (importing it costs seconds), and only in the
-process that writes the gradebook (see ``serve``).
+process that writes the gradebook (``serve``), so its import overlaps the
+grading. The batch talks to that process through ``GradebookLink``: both
+ends of the pipe, and so its messages, are in this module.
 """
 import datetime
+import multiprocessing
 import os
+import signal
 import sys
 import tempfile
 
@@ -144,7 +148,6 @@ def serve(conn, path: str, assignment: str) -> None:
     timestamp)`` messages until ``("done",)``, then answer ``("ok", n)`` or
     ``("error", text)``. It ignores Ctrl-C: the batch tells it when to stop,
     after the last finished student has been sent."""
-    import signal
     import traceback
     import warnings
 
@@ -183,3 +186,59 @@ def serve(conn, path: str, assignment: str) -> None:
         conn.send(("error", error) if error else ("ok", count))
     except (OSError, BrokenPipeError):
         pass
+
+
+_CTX = multiprocessing.get_context("fork")
+
+
+def _process_main(conn, path: str, assignment: str, inherited) -> None:
+    for c in inherited:
+        c.close()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    serve(conn, path, assignment)
+
+
+class GradebookLink:
+    """The batch's end of the gradebook process (``serve``); does nothing
+    when nbgrader is not installed."""
+
+    def __init__(self, path: str, assignment: str, inherited):
+        self.conn = self.proc = None
+        self.error = None
+        if not available():
+            self.error = "nbgrader 未安装 / nbgrader is not installed (tox -e teacher installs it)"
+            return
+        self.conn, child = _CTX.Pipe()
+        self.proc = _CTX.Process(target=_process_main, args=(child, path, assignment, [self.conn, *inherited]), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def send(self, student_id: str, points, maxima, timestamp=None) -> None:
+        if self.conn is None:
+            return
+        try:
+            self.conn.send(("student", student_id, points, maxima, timestamp))
+        except OSError as exc:
+            self.error = f"the gradebook process stopped ({exc})"
+            self.conn = None
+
+    def finish(self, timeout: float = 120.0) -> None:
+        if self.conn is None:
+            return
+        try:
+            self.conn.send(("done",))
+            if self.conn.poll(timeout):
+                status, detail = self.conn.recv()
+                if status != "ok":
+                    self.error = detail
+            else:
+                self.error = f"the gradebook was not written within {timeout:g} s"
+        except (OSError, EOFError) as exc:
+            self.error = f"the gradebook process stopped ({exc})"
+        finally:
+            self.conn.close()
+            self.conn = None
+            self.proc.join(5)
+            if self.proc.is_alive():
+                self.proc.kill()
+                self.proc.join()

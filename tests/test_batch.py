@@ -17,7 +17,7 @@ import time
 import pytest
 
 from conftest import ROOT, SOLUTIONS, make_submission
-from grader import batch as batch_mod
+from grader.batch_output import BatchOutput
 from grader import intake
 from grader.exercises import IDS
 from test_intake import BAD_ID, FORMULA_CELL, FORMULA_ID, SHARING, make_nasty_dir
@@ -311,7 +311,7 @@ def test_csv_text_cells_are_no_formulas(tmp_path):
     for a formula (OWASP: = + - @ tab CR first) starts with ', as does one
     that starts with ' (so dropping one leading ' always gives the text
     back); the score cells stay plain numbers."""
-    store = batch_mod._Out(str(tmp_path), "attention")
+    store = BatchOutput(str(tmp_path), "attention")
     ids = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1+1", "\r=1+1", "  =1+1", "'quoted", "plain", "王 小明", "a=b", "1-1"]
     got = {ex: 1.5 for ex in IDS}
     for sid in ids:
