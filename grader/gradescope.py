@@ -11,19 +11,19 @@ For each submission ``run_autograder`` calls
 ``python -m grader.gradescope autograde /autograder``, which finds the
 exercise files (at the top of the submission or in a folder such as
 ``exercises/``), grades them with every check and writes
-``/autograder/results/results.json``. Whatever goes wrong, run_autograder
-leaves a valid results.json: a score of 0 with an explanation. Details for
-the teacher go to standard output (Gradescope shows it to instructors only).
+``/autograder/results/results.json`` (made by ``report.results_json``).
+Whatever goes wrong, run_autograder leaves a valid results.json: a score of 0
+with an explanation. Details for the teacher go to standard output, which
+results.json keeps hidden from students.
 
 Spec: https://gradescope-autograders.readthedocs.io/en/latest/specs/
 """
-import json
 import os
 import shutil
 import sys
-import tempfile
 import traceback
 
+from grader import __version__
 from grader.exercises import EXERCISES
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,7 +111,13 @@ if [ "$status" -ne 0 ] || ! valid; then
     cat > "$RESULTS" <<EOF
 {{
   "score": 0,
-  "output": "$zh，暂记 0 分；老师能看到详细情况。\\n$en, so the score is 0 for now; your teacher can see the details."
+  "execution_time": 0,
+  "output": "$zh，暂记 0 分；老师能看到详细情况。\\n$en, so the score is 0 for now; your teacher can see the details.",
+  "output_format": "simple_format",
+  "visibility": "visible",
+  "stdout_visibility": "hidden",
+  "extra_data": {{"grader_version": "{version}"}},
+  "tests": []
 }}
 EOF
 fi
@@ -126,11 +132,11 @@ def run(args) -> int:
     if os.path.isdir(out):
         print(f"python -m grader gradescope: 错误 / error: {out} 是文件夹 / is a folder: --out names the zip to write", file=sys.stderr)
         return 2
-    from grader.release import ReleaseError
+    from grader.packaging import BuildError
 
     try:
         build(out)
-    except ReleaseError as exc:
+    except BuildError as exc:
         print(f"python -m grader gradescope: 错误 / error:\n  {exc.zh}\n  {exc.en}", file=sys.stderr)
         return exc.code
     print(f"Gradescope autograder: {out}")
@@ -140,7 +146,7 @@ def run(args) -> int:
 
 
 def setup_sh(project: str = PROJECT) -> str:
-    from grader.release import tox_base_deps
+    from grader.packaging import tox_base_deps
 
     deps = tox_base_deps(project)
     torch = next(d for d in deps if d.startswith("torch=="))
@@ -149,64 +155,23 @@ def setup_sh(project: str = PROJECT) -> str:
 
 
 def run_autograder_sh() -> str:
-    return RUN_AUTOGRADER.format(timeout=GRADER_TIMEOUT)
+    return RUN_AUTOGRADER.format(timeout=GRADER_TIMEOUT, version=__version__)
 
 
 def build(out: str, project: str = PROJECT) -> None:
     """Write the bundle to ``out`` (atomically), after checking that the
     solutions score full marks with every check."""
-    from grader.grading import Grader
-    from grader.release import ReleaseError, current_umask, write_zip
+    from grader import packaging
 
-    solutions = os.path.join(project, "solutions")
-    grader = Grader(checks_dir=os.path.join(project, "checks"), solutions_dir=solutions)
-    try:
-        grade = grader.grade(solutions)
-    finally:
-        grader.close()
-    failed = [f"{r.exercise}: {r.check_id}" for r in grade.results if not r.passed]
-    if grade.errors or failed or not grade.results:
-        raise ReleaseError(
-            "参考答案没有通过全部检查，没有生成评分包",
-            "the solutions do not pass every check; no bundle was written:\n  " + "\n  ".join(failed + grade.errors),
-        )
-
-    folder = os.path.dirname(out)
-    os.makedirs(folder, exist_ok=True)
-    stage = tempfile.mkdtemp(prefix=".gradescope-", dir=folder)
-    fd, tmp_zip = tempfile.mkstemp(prefix=f".{os.path.basename(out)}-", suffix=".tmp", dir=folder)
-    os.close(fd)
-    try:
-        _write(os.path.join(stage, "setup.sh"), setup_sh(project))
-        _write(os.path.join(stage, "run_autograder"), run_autograder_sh())
-        _copy_py(os.path.join(project, "grader"), os.path.join(stage, "grader"))
-        _copy_py(os.path.join(project, "solutions"), os.path.join(stage, "solutions"))
-        _copy_py(os.path.join(project, "checks", "public"), os.path.join(stage, "checks", "public"))
-        _copy_py(os.path.join(project, "checks", "hidden"), os.path.join(stage, "checks", "hidden"))
+    packaging.grade_solutions(project, "评分包", "bundle")
+    with packaging.staging_folder(out) as stage:
+        packaging.write_text(os.path.join(stage, "setup.sh"), setup_sh(project))
+        packaging.write_text(os.path.join(stage, "run_autograder"), run_autograder_sh())
+        for folder in ("grader", "solutions", os.path.join("checks", "public"), os.path.join("checks", "hidden")):
+            packaging.copy_py(os.path.join(project, folder), os.path.join(stage, folder))
         shutil.copyfile(os.path.join(project, "checks", "pytest.ini"), os.path.join(stage, "checks", "pytest.ini"))
-        write_zip(tmp_zip, stage, executable=frozenset({"setup.sh", "run_autograder"}))
-        os.chmod(tmp_zip, 0o666 & ~current_umask())  # a temporary file is private; the bundle is not
-        os.replace(tmp_zip, out)
-    except BaseException:
-        try:
-            os.unlink(tmp_zip)
-        except OSError:
-            pass
-        raise
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-
-
-def _copy_py(src: str, dst: str) -> None:
-    os.makedirs(dst, exist_ok=True)
-    for name in sorted(os.listdir(src)):
-        if name.endswith(".py"):
-            shutil.copyfile(os.path.join(src, name), os.path.join(dst, name))
-
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+        with packaging.zip_into_place(stage, out, executable=frozenset({"setup.sh", "run_autograder"})):
+            pass  # nothing else goes into place with it
 
 
 # - grading inside the bundle -
@@ -239,33 +204,23 @@ def _received(submission: str, limit: int = 20) -> str:
 
 
 def _no_files(submission: str) -> dict:
-    expected = ", ".join(e.filename for e in EXERCISES)
-    return {
-        "score": 0,
-        "output": (
-            "没有找到练习文件：请上传 exercises/ 里你写好的文件（或整个 exercises 文件夹）。\n"
-            "No exercise files found: upload the files you wrote in exercises/ (or the whole exercises folder).\n"
-            f"应有 / expected: {expected}\n"
-            f"收到 / received: {_received(submission)}"
-        ),
-        "tests": [],
-    }
+    from grader.report import ungradable_results
+
+    return ungradable_results(
+        "没有找到练习文件：请上传 exercises/ 里你写好的文件（或整个 exercises 文件夹）。",
+        "No exercise files found: upload the files you wrote in exercises/ (or the whole exercises folder).",
+        f"应有 / expected: {', '.join(e.filename for e in EXERCISES)}",
+        f"收到 / received: {_received(submission)}",
+    )
 
 
 def _crashed() -> dict:
-    return {
-        "score": 0,
-        "output": (
-            "评分程序出错，暂记 0 分；老师能看到详细情况。\n"
-            "The autograder failed on this submission, so the score is 0 for now; your teacher can see the details."
-        ),
-    }
+    from grader.report import ungradable_results
 
-
-def _write_results(path: str, data: dict) -> None:
-    from grader.report import write_atomically
-
-    write_atomically(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    return ungradable_results(
+        "评分程序出错，暂记 0 分；老师能看到详细情况。",
+        "The autograder failed on this submission, so the score is 0 for now; your teacher can see the details.",
+    )
 
 
 def autograde(root: str) -> int:
@@ -274,14 +229,15 @@ def autograde(root: str) -> int:
     submission = os.path.join(root, "submission")
     results = os.path.join(root, "results", "results.json")
     try:
+        from grader import report
+
         folder, count = find_submission(submission)
         if folder is None:
             print("no exercise files in the submission", flush=True)
-            _write_results(results, _no_files(submission))
+            report.write_results(results, _no_files(submission))
             return 0
         rel = os.path.relpath(folder, submission)
         display = "" if rel == "." else rel
-        from grader import report
         from grader.grading import Grader
 
         grader = Grader()
@@ -300,13 +256,15 @@ def autograde(root: str) -> int:
             # The details (which may quote hidden checks) go to the teacher only.
             lines.append("评分程序出了问题，部分检查没有运行；老师能看到详细情况。")
             lines.append("The autograder had a problem and some checks did not run; your teacher can see the details.")
-        data["output"] = "\n".join(lines)
-        _write_results(results, data)
+        data.update(report.summary("\n".join(lines)))
+        report.write_results(results, data)
         return 0
     except BaseException:  # noqa: BLE001 - whatever happened, the student gets a results.json
         traceback.print_exc()
         try:
-            _write_results(results, _crashed())
+            from grader import report
+
+            report.write_results(results, _crashed())
         except BaseException:  # noqa: BLE001
             traceback.print_exc()
             return 1

@@ -8,19 +8,19 @@ a tox.ini and a README. DIR.zip, beside DIR, holds the same tree.
 
 Nothing half-written is left behind: the tree is built in a temporary folder
 beside DIR and renamed at the end, and the zip is written to a temporary file
-and renamed. Before anything is renamed, every file is searched for the code
-of the solutions and for the names of the hidden checks.
+and renamed (see ``packaging``). Before anything is renamed, every file is
+searched for the code of the solutions and for the names of the hidden
+checks.
 """
 import ast
-import configparser
 import json
 import os
 import shutil
 import sys
-import tempfile
-import zipfile
 
+from grader import packaging
 from grader.exercises import EXERCISES, IDS
+from grader.report import current_umask
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -30,25 +30,14 @@ DOCS_URL = "docs/"
 
 # Grader modules only the teacher uses: left out of the student edition (the
 # command line offers a verb only when its module is there).
-TEACHER_ONLY = frozenset({"batch.py", "gradebook.py", "intake.py", "release.py", "gradescope.py", "stubs.py"})
-
-# Fixed timestamps in the zip: the same course gives the same archive listing.
-ZIP_DATE = (2020, 1, 1, 0, 0, 0)
-
-
-class ReleaseError(Exception):
-    """The release cannot be built; ``code`` is the exit status."""
-
-    def __init__(self, zh: str, en: str, code: int = 3):
-        super().__init__(en)
-        self.zh, self.en, self.code = zh, en, code
+TEACHER_ONLY = frozenset({"batch.py", "gradebook.py", "intake.py", "release.py", "gradescope.py", "packaging.py", "stubs.py"})
 
 
 def run(args) -> int:
     out = os.path.abspath(args.out)
     try:
         files = build(out)
-    except ReleaseError as exc:
+    except packaging.BuildError as exc:
         print(f"python -m grader release: 错误 / error:\n  {exc.zh}\n  {exc.en}", file=sys.stderr)
         return exc.code
     print(f"学生版 / student edition: {out} ({files} files)")
@@ -59,33 +48,21 @@ def run(args) -> int:
 def build(out: str, project: str = PROJECT) -> int:
     """Build the release in ``out`` and ``out.zip``; return the number of files."""
     if os.path.lexists(out) and (not os.path.isdir(out) or os.path.islink(out) or os.listdir(out)):
-        raise ReleaseError(
+        raise packaging.BuildError(
             f"{out} 已存在且不是空文件夹：请换一个 --out，或先删掉它",
             f"{out} exists and is not an empty folder: choose another --out, or remove it first",
             code=2,
         )
-    parent = os.path.dirname(out)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}-building-", dir=parent)
-    try:
+    with packaging.staging_folder(out) as tmp:
         _fill(tmp, project)
         _refuse_leaks(tmp, project)
-        zip_tmp = _write_zip(tmp, os.path.basename(out), parent)
-        try:
-            # Temporary files are private; the release gets the usual permissions.
-            umask = current_umask()
-            os.chmod(tmp, 0o777 & ~umask)
-            os.chmod(zip_tmp, 0o666 & ~umask)
+        # The folder is renamed into place once the zip is written, and the
+        # zip once the folder is: neither is left alone if the other fails.
+        with packaging.zip_into_place(tmp, out + ".zip", top=os.path.basename(out)):
+            os.chmod(tmp, 0o777 & ~current_umask())  # a temporary folder is private; the release is not
             if os.path.isdir(out):
                 os.rmdir(out)  # empty (checked above)
             os.rename(tmp, out)
-            os.replace(zip_tmp, out + ".zip")
-        except BaseException:
-            _unlink(zip_tmp)
-            raise
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return sum(len(names) for _, _, names in os.walk(out))
 
 
@@ -100,51 +77,28 @@ def _fill(root: str, project: str) -> None:
     for ex in IDS:
         with open(os.path.join(solutions, ex + ".py"), encoding="utf-8") as f:
             stub = stubs.make_stub(f.read(), ex)
-        _write(os.path.join(root, "exercises", ex + ".py"), stub)
+        packaging.write_text(os.path.join(root, "exercises", ex + ".py"), stub)
 
-    os.makedirs(os.path.join(root, "checks", "public"))
+    packaging.copy_py(os.path.join(checks, "public"), os.path.join(root, "checks", "public"))
     shutil.copyfile(os.path.join(checks, "pytest.ini"), os.path.join(root, "checks", "pytest.ini"))
-    for name in sorted(os.listdir(os.path.join(checks, "public"))):
-        if name.endswith(".py"):
-            shutil.copyfile(os.path.join(checks, "public", name), os.path.join(root, "checks", "public", name))
-
-    os.makedirs(os.path.join(root, "grader"))
-    for name in sorted(os.listdir(os.path.join(project, "grader"))):
-        if name.endswith(".py") and name not in TEACHER_ONLY:
-            shutil.copyfile(os.path.join(project, "grader", name), os.path.join(root, "grader", name))
+    packaging.copy_py(os.path.join(project, "grader"), os.path.join(root, "grader"), leave_out=TEACHER_ONLY)
 
     answers, hidden_points = _record(project)
     from grader import recorded
 
     recorded.save(answers, os.path.join(root, "checks", "public", recorded.ANSWERS_FILE))
-    _write(os.path.join(root, "checks", "hidden_points.json"), json.dumps(hidden_points, indent=2) + "\n")
+    packaging.write_text(os.path.join(root, "checks", "hidden_points.json"), json.dumps(hidden_points, indent=2) + "\n")
 
-    _write(os.path.join(root, "tox.ini"), student_tox_ini(project))
-    _write(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values())))
+    packaging.write_text(os.path.join(root, "tox.ini"), student_tox_ini(project))
+    packaging.write_text(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values())))
 
 
 def _record(project: str) -> tuple[dict, dict]:
     """Grade the solutions twice: the public checks only, recording every
     reference answer they use; then every check, for the hidden points. The
     solutions must score full marks both times, or the checks are broken."""
-    from grader.grading import Grader
-
-    solutions = os.path.join(project, "solutions")
-    grader = Grader(checks_dir=os.path.join(project, "checks"), solutions_dir=solutions)
-    try:
-        answers: dict = {}
-        public = grader.grade(solutions, public_only=True, record_into=answers)
-        full = grader.grade(solutions)
-    finally:
-        grader.close()
-    for name, grade in (("public", public), ("all", full)):
-        failed = [f"{r.exercise}: {r.check_id}" for r in grade.results if not r.passed]
-        if grade.errors or failed or not grade.results:
-            raise ReleaseError(
-                f"参考答案没有通过全部检查（{name}），没有生成学生版",
-                f"the solutions do not pass every check ({name} checks); no release was built:\n  "
-                + "\n  ".join(failed + grade.errors),
-            )
+    answers: dict = {}
+    full = packaging.grade_solutions(project, "学生版", "release", record_into=answers)
     hidden = {ex: 0.0 for ex in IDS}
     for r in full.results:
         if r.hidden:
@@ -152,18 +106,8 @@ def _record(project: str) -> tuple[dict, dict]:
     return answers, {ex: (int(p) if p == int(p) else p) for ex, p in hidden.items()}
 
 
-def tox_base_deps(project: str) -> list[str]:
-    """The requirements of the project's tox.ini (``[base] deps``): one pin, two copies cannot drift."""
-    config = configparser.ConfigParser(interpolation=None)
-    config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
-    deps = [line.strip() for line in config.get("base", "deps").splitlines() if line.strip()]
-    if not any(d.startswith("torch==") for d in deps):
-        raise ReleaseError("tox.ini 的 [base] deps 里没有固定 torch 版本", "tox.ini's [base] deps has no torch== pin")
-    return deps
-
-
 def student_tox_ini(project: str = PROJECT) -> str:
-    deps = "".join(f"    {d}\n" for d in tox_base_deps(project))
+    deps = "".join(f"    {d}\n" for d in packaging.tox_base_deps(project))
     return f"""\
 # Grade your exercises: `tox -e grade`; one exercise: `tox -e grade -- --only ex4_masking`.
 #
@@ -321,57 +265,8 @@ def find_leaks(root: str, project: str = PROJECT) -> list[str]:
 def _refuse_leaks(root: str, project: str) -> None:
     found = find_leaks(root, project)
     if found:
-        raise ReleaseError(
+        raise packaging.BuildError(
             "学生版里出现了答案或隐藏检查，没有生成学生版",
             "the release would contain solutions or hidden checks; nothing was written:\n  " + "\n  ".join(found),
         )
 
-
-# - files -
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-
-
-def current_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _write_zip(tree: str, top: str, folder: str) -> str:
-    """Zip ``tree`` under the top folder ``top`` into a temporary file in
-    ``folder``; return its path (the caller renames it into place)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{top}-", suffix=".zip.tmp", dir=folder)
-    os.close(fd)
-    try:
-        write_zip(tmp, tree, top)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return tmp
-
-
-def write_zip(path: str, tree: str, top: str = "", executable: frozenset = frozenset()) -> None:
-    """Write every file under ``tree`` into the zip ``path``, under ``top/``
-    (or at the root), in sorted order with fixed timestamps. Paths in
-    ``executable`` (relative, with /) get mode 755."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for dirpath, dirnames, filenames in os.walk(tree):
-            dirnames.sort()
-            for name in sorted(filenames):
-                full = os.path.join(dirpath, name)
-                rel = os.path.relpath(full, tree).replace(os.sep, "/")
-                info = zipfile.ZipInfo(f"{top}/{rel}" if top else rel, ZIP_DATE)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = (0o100755 if rel in executable else 0o100644) << 16
-                with open(full, "rb") as f:
-                    z.writestr(info, f.read())

@@ -1,10 +1,14 @@
 """What a grade looks like to people: an 80-column terminal report, a
-Markdown feedback file, and Gradescope's results.json."""
+Markdown feedback file, and Gradescope's results.json; and the writing of
+files that readers never see half-written (``replacing``)."""
+import contextlib
+import html
 import json
 import os
 import tempfile
 import unicodedata
 
+from grader import __version__
 from grader.exercises import BY_ID, IDS
 
 WIDTH = 78  # two columns short of an 80-column terminal, so nothing wraps
@@ -170,43 +174,111 @@ def markdown(grade) -> str:
     return "\n".join(lines) + "\n"
 
 
+# results.json follows Gradescope's format, which other platforms read too:
+# https://gradescope-autograders.readthedocs.io/en/latest/specs/
+#
+# A check's feedback is columns lined up with spaces ("得到 / got:      [...]")
+# that quote what the submission printed and raised. "text" shows it as it is,
+# in a monospaced <pre> with nothing rendered. "md" would need a code fence
+# that the quoted output could close, and "simple_format" would collapse the
+# spaces of the columns and read the student's output as HTML.
+TEST_OUTPUT_FORMAT = "text"
+# The message above the checks is a few short lines. "simple_format" (also
+# Gradescope's default there) turns each line end into a line break; what it
+# would take for HTML (a file name a student chose, a traceback's "<module>")
+# is escaped first, by ``summary``.
+OUTPUT_FORMAT = "simple_format"
+UNGRADABLE = "无法评分 / This submission could not be graded"
+
+
+def summary(text: str) -> dict:
+    """The top-level ``output`` of results.json (and its format): ``text``
+    is plain lines, shown as they are."""
+    return {"output": html.escape(text, quote=False), "output_format": OUTPUT_FORMAT}
+
+
 def results_json(grade) -> dict:
-    """Gradescope's results.json: https://gradescope-autograders.readthedocs.io/en/latest/specs/"""
+    """Gradescope's results.json of a grade."""
     tests = []
+    count = {ex: 0 for ex in IDS}
     for r in grade.results:
+        count[r.exercise] += 1
         tests.append(
             {
                 "name": f"{r.exercise}: {r.name}",
+                # exercise.check ("4.2": ex4's second check), in the checks' order:
+                # public before hidden, so a student's own run numbers them alike.
+                "number": f"{IDS.index(r.exercise)}.{count[r.exercise]}",
                 "score": r.points,
                 "max_score": r.max_points,
                 "status": "passed" if r.passed else "failed",
                 "output": r.feedback,
+                "output_format": TEST_OUTPUT_FORMAT,
                 "visibility": "after_published" if r.hidden else "visible",
                 "tags": [r.exercise, "hidden" if r.hidden else "public", r.check_id],
             }
         )
-    out = {"score": grade.score, "execution_time": round(grade.seconds, 3), "tests": tests}
-    if grade.inputs_seed:
-        # The checks' inputs were drawn with this secret: `--inputs-seed` regrades with the same ones.
-        out["extra_data"] = {"inputs_seed": grade.inputs_seed}
+    out = {
+        "score": grade.score,
+        "execution_time": round(grade.seconds, 3),
+        # The total counts the hidden checks' points, so it waits for them:
+        # until the teacher publishes, a student sees the public checks
+        # (each "visible") and nothing that tells how the hidden ones went.
+        "visibility": "after_published" if any(r.hidden for r in grade.results) else "visible",
+        **_teacher_only(grade.inputs_seed),
+        "tests": tests,
+    }
     if grade.errors:
-        out["output"] = "grader error: " + "\n".join(grade.errors)[:4000]
+        out.update(summary("评分程序出错，部分检查没有运行 / grader error: some checks did not run\n" + "\n".join(grade.errors)[:4000]))
     return out
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path``, then rename: a reader sees
-    the old file or the new one, never half of one."""
+def ungradable_results(*reasons: str) -> dict:
+    """results.json for a submission that could not be graded at all (no
+    exercise files in it, a zip that cannot be read, a grader that failed on
+    it): 0 points, no checks, and the reasons ("中文 / English", one a line)
+    under a line that says so."""
+    return {
+        "score": 0,
+        "execution_time": 0.0,
+        **summary("\n".join([UNGRADABLE, *reasons])),
+        "visibility": "visible",  # no hidden result to wait for: the student reads why at once
+        **_teacher_only(),
+        "tests": [],
+    }
+
+
+def _teacher_only(inputs_seed: int = 0) -> dict:
+    """The fields for the teacher's eyes: the grader's standard output (kept hidden) and extra_data."""
+    extra = {"grader_version": __version__}
+    if inputs_seed:
+        # The checks' inputs were drawn with this secret: `--inputs-seed` regrades with the same ones.
+        extra["inputs_seed"] = inputs_seed
+    # What the grader prints is for the teacher: the full report quotes the
+    # hidden checks, their inputs included.
+    return {"stdout_visibility": "hidden", "extra_data": extra}
+
+
+def current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def replacing(path: str):
+    """A temporary file beside ``path`` for the block to write, renamed to
+    ``path`` when the block ends: a reader sees the old file or the new one,
+    never half of one. If the block fails, the temporary file is removed
+    and ``path`` is as it was."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        # mkstemp makes the file private (0600); a report is as readable as any file the user writes.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        yield tmp
+        # mkstemp makes the file private (0600); what we write is as readable as any file the user writes.
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -216,5 +288,15 @@ def write_atomically(path: str, text: str) -> None:
         raise
 
 
+def write_atomically(path: str, text: str) -> None:
+    with replacing(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def write_results(path: str, results: dict) -> None:
+    """Write a results.json (``results_json``, ``ungradable_results``) atomically."""
+    write_atomically(path, json.dumps(results, ensure_ascii=False, indent=2) + "\n")
+
+
 def write_json(grade, path: str) -> None:
-    write_atomically(path, json.dumps(results_json(grade), ensure_ascii=False, indent=2) + "\n")
+    write_results(path, results_json(grade))

@@ -12,9 +12,13 @@ import zipfile
 
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
+from results_schema import RESULTS_SCHEMA, valid
 
+from grader import __version__, report
 from grader.exercises import IDS
 from grader.gradescope import find_submission
+from grader.grading import Grade
+from grader.plugin import CheckResult
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +47,7 @@ def run_autograder(root, **env) -> tuple[dict, subprocess.CompletedProcess]:
     proc = subprocess.run(["bash", str(root / "run_autograder")], cwd=root, env=base, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with open(root / "results" / "results.json", encoding="utf-8") as f:
-        return json.load(f), proc
+        return valid(json.load(f)), proc
 
 
 def test_bundle_layout(bundle):
@@ -90,6 +94,7 @@ def test_solutions_score_100(autograder, layout):
     assert {t["tags"][1] for t in results["tests"]} == {"public", "hidden"}
     assert ("exercises/" in results["output"]) == (layout == "exercises")
     assert "100 / 100" in proc.stdout  # the full report, for the teacher
+    assert results["visibility"] == "after_published"  # the total tells how the hidden checks went
 
 
 def test_broken_file_scores_0_and_says_why(autograder):
@@ -117,6 +122,67 @@ def test_empty_submission_scores_0_and_says_what_to_upload(autograder):
     assert results["score"] == 0 and results["tests"] == []
     assert "No exercise files found" in results["output"] and "ex4_masking.py" in results["output"]
     assert "notes.txt" in results["output"]
+    assert results["output"].startswith(report.UNGRADABLE + "\n")
+    assert results["visibility"] == "visible"  # nothing hidden to wait for
+
+
+def test_schema_refuses_what_gradescope_does_not_read():
+    import jsonschema
+
+    good = {"score": 1, "tests": [{"score": 1, "max_score": 1, "status": "passed", "visibility": "visible"}]}
+    jsonschema.validate(good, RESULTS_SCHEMA)
+    for bad in (
+        {**good, "stdout_visiblity": "hidden"},
+        {**good, "visibility": "after_publish"},
+        {"tests": [{"max_score": 1}]},
+        {**good, "tests": [{**good["tests"][0], "status": "pass"}]},
+        {**good, "tests": [{**good["tests"][0], "number": 3.2}]},
+        {**good, "tests": [{**good["tests"][0], "output_fromat": "text"}]},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, RESULTS_SCHEMA)
+
+
+def _result(exercise, check_id, hidden, passed, feedback=""):
+    return CheckResult(exercise, f"{check_id} / {check_id}", check_id, float(passed), 1.0, hidden, passed, feedback)
+
+
+def test_results_json_fields():
+    """Gradescope's fields from a grade made by hand: numbers per exercise,
+    the visibility of the whole, and a grader error said on top, bilingual
+    and with what would be read as HTML escaped."""
+    aligned = "得到 / got:      [1.0, 0.0]\n期望 / expected: [1.0, -inf]"
+    grade = Grade(
+        "mine",
+        results=[
+            _result("ex0_weighted_sum", "test_a", False, True),
+            _result("ex0_weighted_sum", "test_b", True, False, aligned),
+            _result("ex4_masking", "test_c", False, False, aligned),
+        ],
+        errors=['File "<module>", line 1 & more'],
+        inputs_seed=7,
+    )
+    results = valid(report.results_json(grade))
+    assert [t["number"] for t in results["tests"]] == ["0.1", "0.2", "4.1"]
+    assert results["tests"][1]["output"] == aligned  # shown as it is, in a <pre>
+    assert results["visibility"] == "after_published"
+    assert results["extra_data"] == {"grader_version": __version__, "inputs_seed": 7}
+    assert results["output_format"] == "simple_format"
+    assert results["output"].startswith("评分程序出错")
+    assert "grader error" in results["output"] and "&lt;module&gt;" in results["output"] and "&amp; more" in results["output"]
+
+    public = Grade("mine", results=[_result("ex4_masking", "test_c", False, True)])
+    results = valid(report.results_json(public))
+    assert results["visibility"] == "visible"  # a student's own run: no hidden checks, nothing to wait for
+    assert "output" not in results and "inputs_seed" not in results["extra_data"]
+
+
+def test_ungradable_results():
+    """What the batch writes for a submission it cannot grade (a zip that
+    cannot be read, no exercise files): 0, and why, on top."""
+    results = valid(report.ungradable_results("不是有效的 zip 文件 / not a valid zip file", "收到 / received: <b>.py"))
+    assert results["score"] == 0 and results["tests"] == []
+    assert results["output"].splitlines() == [report.UNGRADABLE, "不是有效的 zip 文件 / not a valid zip file", "收到 / received: &lt;b&gt;.py"]
 
 
 def test_python_that_cannot_run_still_gives_results(autograder):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
+from results_schema import valid
 
 from grader import stubs
 from grader.exercises import IDS
@@ -78,7 +79,7 @@ def grade_in_release(release, folder, out) -> tuple[dict, subprocess.CompletedPr
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "grader error" not in proc.stdout and "评分程序出错" not in proc.stdout, proc.stdout
     with open(out, encoding="utf-8") as f:
-        results = json.load(f)
+        results = valid(json.load(f))
     for t in results["tests"]:
         assert not any(s in t["output"] for s in CHECK_BROKE), (t["name"], t["output"])
     return results, proc
@@ -158,7 +159,7 @@ def test_release_has_what_students_need_and_nothing_else(release):
     assert tops == {"exercises", "checks", "grader", "tox.ini", "README.md"}
     assert not [f for f in files if f.startswith("checks/hidden/")]
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc") or "/." in "/" + f]
-    for teacher in ("batch", "gradebook", "release", "gradescope", "intake", "stubs"):
+    for teacher in ("batch", "gradebook", "release", "gradescope", "packaging", "intake", "stubs"):
         assert f"grader/{teacher}.py" not in files
     for ex in IDS:  # the stubs are the project's stubs
         assert (release / "exercises" / f"{ex}.py").read_bytes() == Path(EXERCISES, ex + ".py").read_bytes()
@@ -311,3 +312,29 @@ def test_the_build_refuses_leaks(tmp_path):
     assert "b.txt: the solution of ex2_scores" in found
     assert f"notes.md: hidden check {hidden[0]}" in found
     assert not [f for f in found if f.startswith("stub.py")]
+
+
+@pytest.mark.parametrize("verb", ["release", "gradescope"])
+def test_nothing_is_built_from_solutions_that_fail_a_check(tmp_path, verb):
+    """Both packages go through one gate: solutions that fail a check (here
+    ex4's mask fills the future with 0) are a broken course, and neither the
+    student edition nor the Gradescope bundle is written from it."""
+    import importlib
+
+    from grader.packaging import BuildError
+
+    project = tmp_path / "course"
+    for folder in ("grader", "solutions", "checks"):
+        shutil.copytree(os.path.join(ROOT, folder), project / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(os.path.join(ROOT, "tox.ini"), project)
+    mask = project / "solutions" / "ex4_masking.py"
+    source = mask.read_text(encoding="utf-8")
+    assert 'float("-inf")' in source
+    mask.write_text(source.replace('float("-inf")', "0.0"), encoding="utf-8")
+
+    built = tmp_path / "built"
+    out = built / ("attention" if verb == "release" else "autograder.zip")
+    with pytest.raises(BuildError) as refused:
+        importlib.import_module(f"grader.{verb}").build(str(out), project=str(project))
+    assert "ex4_masking: test_" in refused.value.en and "参考答案没有通过全部检查" in refused.value.zh
+    assert not os.path.exists(built) or os.listdir(built) == []  # nothing, not even a temporary file

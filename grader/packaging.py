@@ -1,0 +1,124 @@
+"""What the teacher's two packages share: the student edition (``release``)
+and the Gradescope bundle (``gradescope``).
+
+Neither is built unless the solutions score full marks with every check
+(``grade_solutions``): a check the reference fails is a broken check. Both
+take their pins from tox.ini (``tox_base_deps``), and both are put together
+in a temporary folder beside where they go (``staging_folder``) and zipped
+into a temporary file that is renamed into place (``zip_into_place``), so a
+failed build leaves nothing half-written behind.
+"""
+import configparser
+import contextlib
+import os
+import shutil
+import tempfile
+import zipfile
+
+from grader.report import replacing
+
+# Fixed timestamps in a zip: the same course gives the same archive listing.
+ZIP_DATE = (2020, 1, 1, 0, 0, 0)
+
+
+class BuildError(Exception):
+    """The package cannot be built; ``code`` is the exit status."""
+
+    def __init__(self, zh: str, en: str, code: int = 3):
+        super().__init__(en)
+        self.zh, self.en, self.code = zh, en, code
+
+
+def grade_solutions(project: str, product_zh: str, product_en: str, record_into: dict | None = None):
+    """Grade the project's ``solutions/`` with every check and return the
+    grade. With ``record_into``, first grade them with the public checks
+    only, recording there every reference answer those checks use. Raises
+    ``BuildError`` (naming the ``product`` that was not built) unless each
+    grade is full marks."""
+    from grader.grading import Grader
+
+    solutions = os.path.join(project, "solutions")
+    grader = Grader(checks_dir=os.path.join(project, "checks"), solutions_dir=solutions)
+    try:
+        grades = []
+        if record_into is not None:
+            grades.append(("public", grader.grade(solutions, public_only=True, record_into=record_into)))
+        grades.append(("all", grader.grade(solutions)))
+    finally:
+        grader.close()
+    for which, grade in grades:
+        failed = [f"{r.exercise}: {r.check_id}" for r in grade.results if not r.passed]
+        if grade.errors or failed or not grade.results:
+            raise BuildError(
+                f"参考答案没有通过全部检查（{which}），没有生成{product_zh}",
+                f"the solutions do not pass every check ({which} checks); no {product_en} was built:\n  "
+                + "\n  ".join(failed + grade.errors),
+            )
+    return grades[-1][1]
+
+
+def tox_base_deps(project: str) -> list[str]:
+    """The requirements of the project's tox.ini (``[base] deps``): one pin, two copies cannot drift."""
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
+    deps = [line.strip() for line in config.get("base", "deps").splitlines() if line.strip()]
+    if not any(d.startswith("torch==") for d in deps):
+        raise BuildError("tox.ini 的 [base] deps 里没有固定 torch 版本", "tox.ini's [base] deps has no torch== pin")
+    return deps
+
+
+# - files -
+
+def write_text(path: str, text: str) -> None:
+    """UTF-8 with Unix line ends, whatever the machine that builds."""
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def copy_py(src: str, dst: str, leave_out: frozenset = frozenset()) -> None:
+    """Copy the ``.py`` files of ``src`` (not its subfolders, nor the names
+    in ``leave_out``) into ``dst``, made if need be."""
+    os.makedirs(dst, exist_ok=True)
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".py") and name not in leave_out:
+            shutil.copyfile(os.path.join(src, name), os.path.join(dst, name))
+
+
+@contextlib.contextmanager
+def staging_folder(out: str):
+    """A new temporary folder beside ``out`` (whose parent is made if need
+    be). It is removed when the block ends, unless the block renamed it."""
+    parent = os.path.dirname(out)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}-building-", dir=parent)
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def zip_into_place(tree: str, out: str, top: str = "", executable: frozenset = frozenset()):
+    """Zip ``tree`` (see ``write_zip``) into a temporary file beside ``out``,
+    run the block, then rename the zip to ``out``. If the zip, the block or
+    the rename fails, ``out`` is as it was and no temporary file is left."""
+    with replacing(out) as tmp:
+        write_zip(tmp, tree, top, executable)
+        yield
+
+
+def write_zip(path: str, tree: str, top: str = "", executable: frozenset = frozenset()) -> None:
+    """Write every file under ``tree`` into the zip ``path``, under ``top/``
+    (or at the root), in sorted order with fixed timestamps. Paths in
+    ``executable`` (relative, with /) get mode 755."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for dirpath, dirnames, filenames in os.walk(tree):
+            dirnames.sort()
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                rel = os.path.relpath(full, tree).replace(os.sep, "/")
+                info = zipfile.ZipInfo(f"{top}/{rel}" if top else rel, ZIP_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = (0o100755 if rel in executable else 0o100644) << 16
+                with open(full, "rb") as f:
+                    z.writestr(info, f.read())
