@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from grader import intake
+from grader import intake, report
 from grader.batch_output import GRADES, BatchOutput, ungradable_markdown
 from grader.batch_workers import Worker
 from grader.exercises import IDS
@@ -153,7 +153,7 @@ class _Batch:
                 progress.line(f"跳过 {len(skipped)} 名已评分的学生；--force 重新评分 / skipped {len(skipped)} already graded (--force regrades them)")
             for e in ungradable:
                 if e.same_as is None:  # else its folder would be another student's
-                    self.store.write_student(e, {"score": 0.0, "execution_time": 0.0, "output": e.note, "tests": []}, ungradable_markdown(e.note), finished=False, quote_note=False)
+                    self.store.write_student(e, report.ungradable_results(*e.note.split("; ")), ungradable_markdown(e.note), finished=False, quote_note=False)
                 self.store.rows[e.student_id] = {"points": {ex: 0.0 for ex in IDS}, "note": e.note}
                 self.gradebook.send(e.student_id, None, None)
                 progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {e.note}")

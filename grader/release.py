@@ -30,7 +30,13 @@ DOCS_URL = "docs/"
 
 # Grader modules only the teacher uses: left out of the student edition (the
 # command line offers a verb only when its module is there).
-TEACHER_ONLY = frozenset({"batch.py", "gradebook.py", "intake.py", "release.py", "gradescope.py", "packaging.py", "stubs.py"})
+TEACHER_ONLY = frozenset(
+    {
+        "batch.py", "batch_output.py", "batch_workers.py", "progress.py", "gradebook.py", "intake.py",
+        "class_data.py", "class_report.py", "similar.py",
+        "release.py", "gradescope.py", "packaging.py", "stubs.py",
+    }
+)  # fmt: skip
 
 
 def run(args) -> int:

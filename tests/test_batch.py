@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+import results_schema
 from conftest import ROOT, SOLUTIONS, make_submission
 from grader.batch_output import BatchOutput
 from grader import intake
@@ -170,8 +171,8 @@ def test_examples_files(examples):
         folder = os.path.join(out, sid)
         assert sorted(os.listdir(folder)) == ["feedback.md", "results.json"], sid
         res = results_of(out, sid)
-        # what `grade --json` writes, with the submission's hash
-        assert {"score", "execution_time", "tests"} <= set(res)
+        # what `grade --json` writes, with the submission's hash, as Gradescope reads it
+        assert results_schema.valid(res)
         assert {"name", "score", "max_score", "status", "output", "visibility", "tags"} <= set(res["tests"][0])
         extra = res["extra_data"]
         assert extra["student_id"] == sid and extra["assignment"] == "attention"
