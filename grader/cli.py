@@ -39,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
         b.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help="run submission code in a bubblewrap sandbox: auto (if available), require, off")
         b.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=SEED_HELP)
 
+    if _have("class_report"):
+        c = verbs.add_parser("report", help="rebuild OUT/report.html and OUT/report.md from a batch's OUT, without regrading / 班级报告")
+        c.add_argument("out", metavar="OUT", help="the folder `batch --out` wrote (with grades.csv)")
+
     if _have("release"):
         r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
         r.add_argument("--out", required=True, metavar="DIR", help="folder to create; DIR.zip is written beside it")
@@ -67,6 +71,8 @@ def main(argv=None) -> int:
     # Each teacher's verb lives in its own module, imported only when used.
     if args.verb == "batch":
         from grader import batch as verb
+    elif args.verb == "report":
+        from grader import class_report as verb
     elif args.verb == "release":
         from grader import release as verb
     else:

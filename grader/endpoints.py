@@ -13,7 +13,7 @@ from grader import ops, protocol, standins
 from grader.checking import Fault, SubmissionFault, describe_part
 from grader.limits import Limits
 from grader.submission import ExerciseFile
-from grader.text import t
+from grader.text import NOT_IMPLEMENTED, t
 from grader.zygote import Zygotes, ZygoteGone
 
 
@@ -136,7 +136,7 @@ def _describe_error(info: dict, display_name: str) -> Fault:
             (f"  {kind}: {message}\n" + where).rstrip(),
         )
     if kind == "NotImplementedError":
-        return Fault(t("尚未完成", "not implemented yet"), where, not_implemented=True)
+        return Fault(NOT_IMPLEMENTED, where, not_implemented=True)
     if kind in ("SyntaxError", "IndentationError", "TabError"):
         n, line = (lines or [(0, "")])[0]
         return Fault(

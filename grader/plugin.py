@@ -13,7 +13,7 @@ import pytest
 
 from grader.checking import CheckFailed, SubmissionFault, set_inputs_seed
 from grader.exercises import IDS
-from grader.text import Text, t
+from grader.text import DIAGNOSIS_LABEL, TESTED_LABEL, Text, t
 
 
 @dataclass
@@ -58,14 +58,14 @@ def _pair(label: str, text: Text) -> list[str]:
 
 
 def format_failure(what: Text, got: str, want: str, hint: Text | None, diagnosed: bool = False, difference: Text | None = None) -> str:
-    lines = _pair("测试 / tested:   ", what)
+    lines = _pair(TESTED_LABEL, what)
     lines += _field("得到 / got:      ", got)
     lines += _field("期望 / expected: ", want)
     if difference:
         lines += _pair("差异 / differs:  ", difference)
     if hint and diagnosed:
         # The answer matched what a known mistake computes: say so plainly.
-        lines += _pair("诊断 / found:    ", hint)  # same width as the other labels
+        lines += _pair(DIAGNOSIS_LABEL, hint)
     elif hint:
         lines += _pair("提示 / hint:     ", hint)
     return "\n".join(lines)

@@ -16,3 +16,12 @@ class Text:
 
 def t(zh: str, en: str) -> Text:
     return Text(zh, en)
+
+
+# Where a failed check's feedback is read back (the class report), these mark
+# its parts: plugin.format_failure writes them, grader.class_data parses them.
+# All labels take the same width, so the texts after them line up.
+TESTED_LABEL = "测试 / tested:   "  # a wrong answer's feedback starts with it
+DIAGNOSIS_LABEL = "诊断 / found:    "  # the mistake the answer matches, last when present
+# An untouched stub raises NotImplementedError; every check it fails says this first.
+NOT_IMPLEMENTED = Text("尚未完成", "not implemented yet")

@@ -1,0 +1,516 @@
+"""The class report (``grader.class_data``, ``grader.class_report``,
+``python -m grader report``).
+
+Most tests build a batch's OUT by hand: a grades.csv and a results.json per
+student whose feedback is written by the grader's own formatters, so the
+report reads exactly what grading writes. One module fixture grades a small
+real class (three students of ``examples/submissions`` and one with nothing
+to grade); the browser tests open its report in Debian's Chromium.
+"""
+import csv
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import types
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, TEST_INPUTS_SEED, run_cli
+from grader import class_data, class_report
+from grader.batch_output import text_cell
+from grader.checking import Fault
+from grader.exercises import IDS
+from grader.intake import safe_name
+from grader.plugin import format_failure, format_fault
+from grader.text import NOT_IMPLEMENTED, t
+
+EXAMPLES = os.path.join(ROOT, "examples", "submissions")
+
+# ------------------------------------------------------------ a fake OUT
+
+# Every exercise has the same two checks in the fake class: 5 points each, 35 in all.
+CHECKS = (("check_a", "公开的检查 / a public check", 2.0, False), ("check_b", "隐藏的检查 / a hidden check", 3.0, True))
+FULL = 35.0
+PASS = None
+STUB = format_fault(Fault(NOT_IMPLEMENTED, "  ex.py, line 3: raise NotImplementedError"))
+TRIL = t("你的矩阵是上三角：要用 torch.tril。", "Your matrix is upper-triangular: use torch.tril.")
+SQRT = t("你除以了 head_size 本身；应除以它的平方根。", "You divided by head_size itself; divide by its square root.")
+DIED = "评分进程意外退出 / the grading process died；下次运行时重评 / regraded on the next run"
+GRADER_ERROR = "评分程序出错，下次运行时重评 / grader error: regraded on the next run"
+
+
+def wrong(diagnosis=None) -> str:
+    """A failed check's feedback, as the plugin writes it."""
+    return format_failure(t("测试", "the test"), "[1.0]", "[2.0]", diagnosis, diagnosed=diagnosis is not None, difference=t("不同", "differs"))
+
+
+def results_of(sid: str, spec: dict, finished: bool = True) -> dict:
+    """results.json for a student: ``spec`` maps an exercise to the outputs of
+    its two checks (PASS, or the failed check's feedback); missing ones pass."""
+    tests = []
+    for ex in IDS:
+        for (check_id, title, points, hidden), output in zip(CHECKS, spec.get(ex, (PASS, PASS))):
+            tests.append(
+                {
+                    "name": f"{ex}: {title}",
+                    "score": points if output is PASS else 0.0,
+                    "max_score": points,
+                    "status": "passed" if output is PASS else "failed",
+                    "output": output or "",
+                    "visibility": "after_published" if hidden else "visible",
+                    "tags": [ex, "hidden" if hidden else "public", check_id],
+                }
+            )
+    extra = {"student_id": sid, "assignment": "attention", "submission_sha256": "ab" * 32 if finished else None, "note": ""}
+    return {"score": sum(x["score"] for x in tests), "tests": tests, "extra_data": extra}
+
+
+def make_out(folder, students: dict, notes: dict | None = None, unfinished=()) -> str:
+    """An OUT as the batch leaves it. ``students`` maps an id to a spec for
+    ``results_of``, or to None: a row of zeros and no folder (a student the
+    batch could not grade)."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [["student_id", *IDS, "total", "note"]]
+    for sid in sorted(students):
+        spec, points = students[sid], {ex: 0.0 for ex in IDS}
+        if spec is not None:
+            results = results_of(sid, spec, finished=sid not in unfinished)
+            for test in results["tests"]:
+                points[test["tags"][0]] += test["score"]
+            (out / safe_name(sid)).mkdir()
+            (out / safe_name(sid) / "results.json").write_text(json.dumps(results, ensure_ascii=False), encoding="utf-8")
+            (out / safe_name(sid) / "feedback.md").write_text("# 评分反馈 / Feedback\n", encoding="utf-8")
+        note = (notes or {}).get(sid, "")
+        rows.append([text_cell(sid), *(f"{points[ex]:g}" for ex in IDS), f"{sum(points.values()):g}", text_cell(note)])
+    with open(out / "grades.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f, lineterminator="\r\n").writerows(rows)
+    return str(out)
+
+
+def stubs(*exercises) -> dict:
+    return {ex: (STUB, STUB) for ex in exercises}
+
+
+SMALL_CLASS = {
+    "anna": {},  # full marks: 35
+    "ben": stubs("ex4_masking", "ex5_head", "ex6_block"),  # 20; three exercises not started
+    "cara": {"ex1_averaging": (wrong(TRIL), wrong(TRIL)), "ex3_scaling": (PASS, wrong())},  # 35 - 5 - 3 = 27; TRIL twice: one student
+    "dan": {"ex1_averaging": (wrong(TRIL), PASS), "ex5_head": (wrong(SQRT), PASS)},  # 35 - 2 - 2 = 31
+    "eve": stubs(*IDS),  # 0: started nothing
+    "finn": None,  # the grading process died
+    "gus": {"ex0_weighted_sum": (wrong(), PASS)},  # a grader error: results.json without the hash
+}
+SMALL_NOTES = {"finn": DIED, "gus": GRADER_ERROR}
+
+
+@pytest.fixture
+def small_class(tmp_path) -> str:
+    return make_out(tmp_path / "out", SMALL_CLASS, SMALL_NOTES, unfinished={"gus"})
+
+
+def _html(out) -> str:
+    return Path(out, "report.html").read_text(encoding="utf-8")
+
+
+def _md(out) -> str:
+    return Path(out, "report.md").read_text(encoding="utf-8")
+
+
+# ----------------------------------------------------------------- numbers
+
+
+def test_who_is_graded_not_graded_and_not_started(small_class):
+    data = class_data.read(small_class)
+    assert [s.id for s in data.students] == ["anna", "ben", "cara", "dan", "eve", "finn", "gus"]
+    assert [s.id for s in data.graded] == ["anna", "ben", "cara", "dan", "eve"]
+    by_id = {s.id: s for s in data.students}
+    assert by_id["finn"].why_not_graded == DIED and by_id["gus"].why_not_graded == GRADER_ERROR
+    assert by_id["ben"].not_started == ["ex4_masking", "ex5_head", "ex6_block"] and not by_id["ben"].started_nothing
+    assert by_id["eve"].not_started == list(IDS) and by_id["eve"].started_nothing
+    assert by_id["cara"].not_started == [] and by_id["anna"].total == FULL and by_id["cara"].total == 27
+    assert data.max_total == FULL and data.maxima["ex4_masking"] == 5
+
+
+def test_totals_mean_median_and_counts(small_class):
+    html_path, md_path = class_report.write(small_class)
+    assert (html_path, md_path) == (os.path.join(small_class, "report.html"), os.path.join(small_class, "report.md"))
+    page = _html(small_class)
+    totals = [35, 20, 27, 31, 0]  # the graded students; finn and gus are not graded
+    expected = {
+        "students": "7",
+        "graded": "5",
+        "not-graded": "2",
+        "not-started": "1",
+        "mean": f"{statistics.fmean(totals):.1f}",
+        "median": "27",
+        "full-marks": "35",
+    }
+    for key, value in expected.items():
+        assert f'<dd id="stat-{key}">{value}</dd>' in page, key
+    assert "| 平均分 / mean | 22.6 |" in _md(small_class)
+
+
+def test_checks_ranked_by_pass_rate(small_class):
+    data = class_data.read(small_class)
+    rate = {(c.exercise, c.check_id): (c.passed, c.tried) for c in data.checks}
+    assert rate[("ex1_averaging", "check_a")] == (2, 5)  # cara, dan, and eve's stub failed it
+    assert rate[("ex1_averaging", "check_b")] == (3, 5)
+    assert rate[("ex0_weighted_sum", "check_a")] == (4, 5)  # gus is not graded: not counted
+    assert rate[("ex2_scores", "check_b")] == (4, 5)
+    class_report.write(small_class)
+    table = _html(small_class).split('id="checks-table"')[1].split("</table>")[0]
+    first_rows = re.findall(r"<tr><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", table)
+    # 40 % for ex1's and ex5's public checks: the most failed, in exercise order; then the 60 % ones.
+    assert [r[:2] for r in first_rows[:2]] == [("40% (2/5)", "ex1_averaging"), ("40% (2/5)", "ex5_head")]
+    assert first_rows[0][2:] == ("公开的检查 / a public check", "2", "公开 / public")
+    assert first_rows[2][0] == "60% (3/5)"
+    rates = [int(r[0].split("%")[0]) for r in first_rows]
+    assert rates == sorted(rates) and len(first_rows) == 2 * len(IDS)
+
+
+def test_mistakes_grouped_with_the_students_who_made_them(small_class):
+    data = class_data.read(small_class)
+    found = [(d.exercise, d.zh, d.en, d.students) for d in data.diagnoses]
+    assert found == [
+        ("ex1_averaging", TRIL.zh, TRIL.en, ["cara", "dan"]),  # cara's two checks found it: counted once
+        ("ex5_head", SQRT.zh, SQRT.en, ["dan"]),
+    ]
+    class_report.write(small_class)
+    page = _html(small_class)
+    mistakes = page.split('id="mistakes-table"')[1].split("</table>")[0]
+    assert f"<td>{TRIL.zh}<br>{TRIL.en}</td>" in mistakes
+    assert '<a href="cara/feedback.md">cara</a>, <a href="dan/feedback.md">dan</a>' in mistakes
+    # The mistakes come before the exercises and checks: teachers read them first.
+    assert page.index('id="mistakes"') < page.index('id="exercises"') < page.index('id="checks"') < page.index('id="help"')
+    assert f"| {TRIL.zh}<br>{TRIL.en} | ex1_averaging | 2 | [cara](cara/feedback.md), [dan](dan/feedback.md) |" in _md(small_class)
+
+
+def test_per_exercise_full_marks_and_not_started(small_class):
+    class_report.write(small_class)
+    rows = dict(re.findall(r"<tr><td>(ex\d_\w+) [^<]*</td>((?:<td[^>]*>[^<]*</td>){3})</tr>", _html(small_class)))
+    cells = {ex: re.findall(r">([^<]*)</td>", row) for ex, row in rows.items()}
+    assert cells["ex4_masking"] == ["3.0 / 5", "60%", "40%"]  # ben and eve did not start it
+    assert cells["ex1_averaging"] == [f"{(5 + 5 + 0 + 3 + 0) / 5:.1f} / 5", "40%", "20%"]
+    assert cells["ex0_weighted_sum"] == ["4.0 / 5", "80%", "20%"]
+
+
+def test_students_to_help(small_class):
+    class_report.write(small_class)
+    page = _html(small_class)
+    lowest = page.split('id="lowest-table"')[1].split("</table>")[0]
+    assert re.findall(r'<a href="(\w+)/feedback.md">', lowest) == ["ben", "cara", "dan"]  # eve started nothing: listed below; anna has full marks
+    assert '<a href="eve/feedback.md">eve</a>' in page.split('id="not-started-table"')[1].split("</table>")[0]
+    not_graded = page.split('id="not-graded-table"')[1].split("</table>")[0]
+    assert f"<td>finn</td><td>{DIED}</td>" in not_graded  # no folder: no link
+    assert f'<td><a href="gus/feedback.md">gus</a></td><td>{GRADER_ERROR}</td>' in not_graded
+
+
+def test_bins():
+    assert class_report.bins([0, 10, 10, 3], 10) == [(k - 0.5, k + 0.5, {0: 1, 3: 1, 10: 2}.get(k, 0)) for k in range(11)]
+    tens = class_report.bins([0, 35, 34.9, 3.5, 20], 35)  # ten bins of 3.5
+    assert [n for *_, n in tens] == [1, 1, 0, 0, 0, 1, 0, 0, 0, 2]
+    assert tens[-1][1] == 35
+
+
+# ------------------------------------------------------------------ links
+
+
+def _hrefs(page: str) -> list[str]:
+    return [urllib.parse.unquote(h) for h in re.findall(r'href="([^"#][^"]*)"', page)]
+
+
+def test_links_point_to_existing_feedback(tmp_path):
+    out = make_out(tmp_path / "out", {"dana smith": {"ex2_scores": (wrong(TRIL), PASS)}, "李明": {"ex2_scores": (wrong(TRIL), PASS)}, "x": {}})
+    class_report.write(out)
+    links = _hrefs(_html(out))
+    assert sorted(set(links)) == ["dana smith/feedback.md", "x/feedback.md", "李明/feedback.md"]
+    assert all(os.path.isfile(os.path.join(out, link)) for link in links)
+    md_links = [urllib.parse.unquote(h) for h in re.findall(r"\]\(([^)]*)\)", _md(out))]
+    assert set(md_links) == set(links)
+
+
+# --------------------------------------------------------------- hostile
+
+
+HOSTILE_ID = "<img src=x onerror=alert(1)>"
+HOSTILE_TEXT = t("<script>alert('zh')</script>", "| a | [b](javascript:alert(1)) `c` *d* __e__ & <b>")
+FORMULA_ID = "=cmd|' /C calc'!A0"
+
+
+@pytest.fixture
+def hostile_class(tmp_path) -> str:
+    students = {HOSTILE_ID: {"ex0_weighted_sum": (wrong(HOSTILE_TEXT), PASS)}, FORMULA_ID: {}, "<script>": None}
+    out = make_out(tmp_path / "out", students, notes={"<script>": "-1+1 <b>bold</b> |"})
+    class_report.write(out)
+    return out
+
+
+def test_hostile_ids_and_feedback_are_escaped_in_html(hostile_class):
+    page = _html(hostile_class)
+    for raw in ("<img src=x", "<script", "<b>"):
+        assert raw not in page, raw
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "&lt;script&gt;alert(&#x27;zh&#x27;)&lt;/script&gt;" in page
+    assert _hrefs(page).count(f"{HOSTILE_ID}/feedback.md") >= 2  # the mistakes table and the students table
+    assert '">=cmd|&#x27; /C calc&#x27;!A0</a>' in page  # grades.csv's leading ' undone
+    assert "<td>-1+1 &lt;b&gt;bold&lt;/b&gt; |</td>" in page  # the note: ' undone, then escaped
+
+
+def test_hostile_ids_and_feedback_are_escaped_in_markdown(hostile_class):
+    text = _md(hostile_class)
+    # No < starts a tag (but the report's own line breaks), no [ starts a link.
+    assert re.findall(r"(?<!\\)<(?!br>)", text) == []
+    assert not re.search(r"(?<!\\)\[b\]\(javascript", text) and "\\[b](javascript" in text
+    # Every row of every table has as many cells as its header: no | of a student's ends a cell.
+    for block in re.findall(r"(?m)(?:^\|.*\n)+", text):
+        widths = {len(re.findall(r"(?<!\\)\|", line)) for line in block.splitlines()}
+        assert len(widths) == 1, block
+    link = f"[\\<img src=x onerror=alert(1)>]({urllib.parse.quote(HOSTILE_ID)}/feedback.md)"
+    assert link in text
+    assert "\\`c\\` \\*d\\* \\_\\_e\\_\\_ \\& \\<b>" in text
+    assert "[=cmd\\|' /C calc'!A0](" in text
+
+
+# ------------------------------------------------------------- bad input
+
+
+def test_bad_files_are_skipped_with_a_note(tmp_path):
+    out = make_out(tmp_path / "out", {"ok": {}, "cut": {}, "list": {}, "nobody": None, "other": {}})
+    Path(out, "cut", "results.json").write_text(json.dumps(results_of("cut", {}))[:300], encoding="utf-8")  # truncated
+    Path(out, "list", "results.json").write_text("[]", encoding="utf-8")
+    shutil.copy(Path(out, "ok", "results.json"), Path(out, "other", "results.json"))  # another student's
+    with open(Path(out, "grades.csv"), "a", encoding="utf-8") as f:
+        f.write("half a row,1,2\r\n")
+    class_report.write(out)
+    data = class_data.read(out)
+    assert [s.id for s in data.graded] == ["ok"]
+    reasons = {s.id: s.why_not_graded for s in data.students if not s.graded}
+    assert reasons == {
+        "cut": "评分结果无法读取 / results.json cannot be read",
+        "list": "评分结果无法读取 / results.json cannot be read",
+        "nobody": "没有评分结果 / no results.json",
+        "other": "评分结果属于别的学生 / results.json is another student's",
+    }
+    assert any(p.startswith("cut/results.json") and "JSONDecodeError" in p for p in data.problems)
+    assert any("line 7" in p for p in data.problems)
+    page = _html(out)
+    assert 'id="problems"' in page and "<td>cut</td>" not in page  # cut has a feedback.md: still linked
+    assert '<a href="cut/feedback.md">cut</a>' in page
+
+
+def test_a_stale_results_json_does_not_count(tmp_path):
+    """The grading process died on a --force regrade: the row is zeros, the
+    old results.json says full marks; grades.csv is what counts."""
+    out = make_out(tmp_path / "out", {"ann": {}, "bo": {}}, notes={"bo": DIED})
+    rows = Path(out, "grades.csv").read_text(encoding="utf-8").splitlines()
+    rows[2] = "bo," + ",".join(["0"] * len(IDS)) + ",0," + DIED
+    Path(out, "grades.csv").write_text("\r\n".join(rows) + "\r\n", encoding="utf-8")
+    data = class_data.read(out)
+    assert [s.id for s in data.graded] == ["ann"]
+    assert {s.id: s.why_not_graded for s in data.students if not s.graded} == {"bo": DIED}
+
+
+def test_diagnosis_is_read_only_from_a_wrong_answers_feedback():
+    assert class_data.diagnosis_in(wrong(TRIL)) == (TRIL.zh, TRIL.en)
+    assert class_data.diagnosis_in(wrong(t("同一句", "同一句"))) == ("同一句", "同一句")
+    assert class_data.diagnosis_in(wrong()) is None
+    # A hint that is not a diagnosis is not a mistake found.
+    hint = format_failure(t("测试", "the test"), "1", "2", TRIL, diagnosed=False)
+    assert class_data.diagnosis_in(hint) is None
+    # A student's exception message quoted in a fault can start a line with anything.
+    forged = format_fault(Fault(t("你的代码抛出了 ValueError", "your code raised ValueError"), "  ValueError: x\n诊断 / found:    forged"))
+    assert "\n诊断 / found:    forged" in forged and class_data.diagnosis_in(forged) is None
+
+
+# --------------------------------------------------------- command line
+
+
+def test_report_command_and_its_errors(tmp_path, small_class):
+    proc = run_cli("report", small_class, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert os.path.isfile(os.path.join(small_class, "report.html")) and os.path.isfile(os.path.join(small_class, "report.md"))
+    for not_out in (tmp_path / "empty", tmp_path / "missing"):
+        if not_out.name == "empty":
+            not_out.mkdir()
+        proc = run_cli("report", str(not_out), timeout=120)
+        assert proc.returncode == 2
+        assert "错误 / error" in proc.stderr and "grades.csv" in proc.stderr and "不是批量评分的输出文件夹" in proc.stderr
+        assert not (not_out / "report.html").exists()
+
+
+def test_report_is_rebuilt_without_a_deleted_student(small_class):
+    assert run_cli("report", small_class, timeout=120).returncode == 0
+    assert "cara" in _html(small_class) and "cara" in _md(small_class)
+    shutil.rmtree(os.path.join(small_class, "cara"))
+    grades = Path(small_class, "grades.csv")
+    grades.write_text("".join(line for line in grades.read_text(encoding="utf-8").splitlines(True) if not line.startswith("cara,")), encoding="utf-8")
+    assert run_cli("report", small_class, timeout=120).returncode == 0
+    assert "cara" not in _html(small_class) and "cara" not in _md(small_class)
+    assert '<dd id="stat-students">6</dd>' in _html(small_class)
+
+
+def test_grading_never_imports_the_report_or_matplotlib():
+    code = (
+        "import sys, grader.cli\n"
+        "grader.cli._parser()\n"
+        "assert 'grader.class_report' not in sys.modules, 'the command line imported the report'\n"
+        "import grader.class_report\n"
+        "assert 'matplotlib' not in sys.modules and 'torch' not in sys.modules, 'imported before a figure is drawn'\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT})
+    assert proc.returncode == 0, proc.stderr
+
+
+# --------------------------------------------------------------- similar
+
+
+def test_similar_section_when_its_module_can_write_it(small_class, monkeypatch):
+    class_report.write(small_class)
+    assert 'id="similar"' not in _html(small_class)  # no similar.json: no section
+    Path(small_class, "similar.json").write_text('{"pairs": [{"a": "<x>"}]}', encoding="utf-8")
+    fake = types.ModuleType("grader.similar")
+    fake.html_section = lambda data: f"<h2>相似 / Similar</h2><p>{len(data['pairs'])} pair</p>"
+    fake.markdown_section = lambda data: f"## 相似 / Similar\n\n{len(data['pairs'])} pair\n"
+    monkeypatch.setitem(sys.modules, "grader.similar", fake)
+    import grader
+
+    monkeypatch.setattr(grader, "similar", fake, raising=False)
+    class_report.write(small_class)
+    page, text = _html(small_class), _md(small_class)
+    assert '<section id="similar"><h2>相似 / Similar</h2><p>1 pair</p></section>' in page
+    assert page.index('id="help"') < page.index('id="similar"') < page.index('id="students"')
+    assert "## 相似 / Similar\n\n1 pair\n" in text
+    # A module without the two functions: the section is left out, the report still written.
+    monkeypatch.setitem(sys.modules, "grader.similar", types.ModuleType("grader.similar"))
+    monkeypatch.setattr(grader, "similar", sys.modules["grader.similar"])
+    class_report.write(small_class)
+    assert 'id="similar"' not in _html(small_class)
+
+
+# ------------------------------------------------------- a real small class
+
+
+@pytest.fixture(scope="module")
+def real_class(tmp_path_factory) -> str:
+    """Three students of the example class graded for real (one who left
+    three exercises untouched, two with diagnosed mistakes), and one whose
+    folder has nothing to grade; then ``python -m grader report``."""
+    root = tmp_path_factory.mktemp("real-class")
+    for sid in ("ben", "dana smith", "李明"):
+        shutil.copytree(os.path.join(EXAMPLES, sid), root / "class" / sid)
+    (root / "class" / "zoe").mkdir()
+    out = str(root / "out")
+    env = {**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(root)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "batch", str(root / "class"), "--out", out, "--jobs", "2", "--inputs-seed", str(TEST_INPUTS_SEED)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = run_cli("report", out, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _grades(out) -> list[dict]:
+    with open(os.path.join(out, "grades.csv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["student_id"] = r["student_id"].removeprefix("'")
+    return rows
+
+
+def test_real_class_report(real_class):
+    data = class_data.read(real_class)
+    assert [s.id for s in data.students] == ["ben", "dana smith", "zoe", "李明"]
+    assert [s.id for s in data.graded] == ["ben", "dana smith", "李明"]
+    assert {s.id: s.not_started for s in data.graded} == {"ben": ["ex4_masking", "ex5_head", "ex6_block"], "dana smith": [], "李明": []}
+    tril = [d for d in data.diagnoses if "torch.tril" in d.zh]
+    assert len(tril) == 1 and tril[0].exercise == "ex1_averaging" and tril[0].students == ["dana smith"]
+    post_norm = [d for d in data.diagnoses if "post-norm" in d.en]
+    assert len(post_norm) == 1 and post_norm[0].students == ["李明"]
+    page = _html(real_class)
+    zoe = page.split('id="not-graded-table"')[1].split("</table>")[0]
+    assert "zoe" in zoe and "no exercise files" in zoe
+    links = _hrefs(page)
+    assert {"ben/feedback.md", "dana smith/feedback.md", "李明/feedback.md"} <= set(links)
+    assert all(os.path.isfile(os.path.join(real_class, link)) for link in links)
+    # One file that fetches nothing: no script, no address on the network.
+    assert "<script" not in page and not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", page)
+    assert "@page { size: A4" in page and page.count("data:image/svg+xml;base64,") == 2
+
+
+# ---------------------------------------------------------------- browser
+
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+if CHROMIUM is None and os.environ.get("ATTENTION_CI"):
+    raise RuntimeError("CI must run the browser test: Debian's chromium is not installed")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+SCREENSHOT = Path(tempfile.gettempdir(), "report-screenshot.png")  # for review; not kept in the project
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A page that records console errors, dialogs and every request it makes."""
+    context = browser.new_context(viewport={"width": 1100, "height": 1400})
+    p = context.new_page()
+    p.errors, p.requests = [], []
+    p.on("console", lambda m: p.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    p.on("pageerror", lambda e: p.errors.append(f"page error: {e}"))
+    p.on("dialog", lambda d: (p.errors.append(f"dialog: {d.message}"), d.dismiss()))
+    p.on("request", lambda r: p.requests.append(r.url))
+    yield p
+    context.close()
+
+
+def _open(page, out) -> str:
+    url = Path(out, "report.html").as_uri()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    return url
+
+
+@needs_chromium
+def test_report_in_a_browser_agrees_with_grades_csv(real_class, page):
+    url = _open(page, real_class)
+    assert not page.errors, page.errors
+    assert [r for r in page.requests if r != url and not r.startswith("data:")] == []
+    text = page.inner_text("body")
+    rows = _grades(real_class)
+    assert all(r["student_id"] in text for r in rows)
+    graded = [float(r["total"]) for r in rows if r["student_id"] != "zoe"]  # zoe handed in nothing
+    assert page.inner_text("#stat-graded") == str(len(graded))
+    assert page.inner_text("#stat-not-graded") == "1"
+    assert float(page.inner_text("#stat-mean")) == round(statistics.fmean(graded), 1)
+    assert float(page.inner_text("#stat-median")) == statistics.median(graded)
+    shown = page.eval_on_selector_all("#students-table tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText))")
+    assert {cells[0]: float(cells[-2]) for cells in shown} == {r["student_id"]: float(r["total"]) for r in rows}
+    assert all(page.locator("figure img").evaluate_all("imgs => imgs.map(i => i.complete && i.naturalWidth > 0)"))
+    page.screenshot(path=str(SCREENSHOT))
+
+
+@needs_chromium
+def test_hostile_report_runs_nothing_in_a_browser(hostile_class, page):
+    url = _open(page, hostile_class)
+    assert not page.errors, page.errors  # an alert would be a dialog
+    assert [r for r in page.requests if r != url and not r.startswith("data:")] == []
+    assert HOSTILE_ID in page.inner_text("#students-table")
+    assert page.locator('img[src="x"]').count() == 0
