@@ -1,5 +1,5 @@
-"""(Re)build ``examples/submissions/``: six made-up students for trying the
-batch grader (``tox -e teacher -- batch examples/submissions --out out/``).
+"""(Re)build ``examples/submissions/``: six of the eight made-up students for
+trying the batch grader (``tox -e teacher -- batch examples/submissions --out out/``).
 
     python examples/make_submissions.py
 
@@ -16,6 +16,11 @@ catalogue of usual mistakes in ``tests/catalogue/wrong/``:
   report and leaves with ``os._exit(0)``; the rest stubs.
 - ``frank.zip``: a zip with an ``exercises/`` folder inside; ex2 computes
   k @ qᵀ.
+
+Not made here, and left alone: ``grace/``, her own code in her own style
+(ex4's mask filled in place: 98), and ``hugo/``, grace's code with the
+variables renamed, functions and classes moved, new comments and another
+layout, for ``python -m grader similar`` to find.
 
 Not for the student edition: anna's folder is the solutions.
 """
@@ -75,9 +80,17 @@ def write(folder: str, sources: dict) -> None:
             f.write(text)
 
 
+MADE_HERE = ("anna", "ben", "李明", "dana smith", "eve", "frank.zip")
+
+
 def main() -> None:
-    shutil.rmtree(OUT, ignore_errors=True)
-    os.makedirs(OUT)
+    os.makedirs(OUT, exist_ok=True)
+    for name in MADE_HERE:
+        path = os.path.join(OUT, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.unlink(path)
     write(os.path.join(OUT, "anna"), files())
     write(os.path.join(OUT, "ben"), files(stubs=("ex4_masking", "ex5_head", "ex6_block")))
     write(

@@ -50,6 +50,16 @@ def _parser() -> argparse.ArgumentParser:
     if _have("gradescope"):
         s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
         s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")
+
+    if _have("similar"):
+        from grader.similar import THRESHOLD, TOP
+
+        m = verbs.add_parser("similar", help="find submissions that are suspiciously alike / 相似的提交")
+        m.add_argument("dir", metavar="DIR", help="one submission per student, as for batch")
+        m.add_argument("--out", required=True, metavar="OUT", help="where similar.json and similar.html go (not inside DIR)")
+        m.add_argument("--threshold", type=float, default=THRESHOLD, metavar="X", help=f"show pairs scoring at least X, 0..1 (default: {THRESHOLD})")
+        m.add_argument("--top", type=int, default=TOP, metavar="N", help=f"show at most N pairs (default: {TOP})")
+        m.add_argument("--assignment", default="attention", metavar="NAME", help="in nbgrader's layout DIR/<id>/NAME/, the folder to read (default: attention)")
     return p
 
 
@@ -75,6 +85,8 @@ def main(argv=None) -> int:
         from grader import class_report as verb
     elif args.verb == "release":
         from grader import release as verb
+    elif args.verb == "similar":
+        from grader import similar as verb
     else:
         from grader import gradescope as verb
     return verb.run(args)

@@ -137,7 +137,7 @@ def examples(tmp_path_factory):
 
 def test_examples_grades(examples):
     rows = read_csv(examples["out"])
-    assert [r["student_id"] for r in rows] == sorted(["anna", "ben", "dana smith", "eve", "frank", "李明"])
+    assert [r["student_id"] for r in rows] == sorted(["anna", "ben", "dana smith", "eve", "frank", "grace", "hugo", "李明"])
     assert list(rows[0]) == ["student_id", *IDS, "total", "note"]
     g = by_id(rows)
     full = maxima(results_of(examples["out"], "anna"))
@@ -156,6 +156,9 @@ def test_examples_grades(examples):
     assert lost("李明") == {"ex4_masking", "ex5_head", "ex6_block"}
     assert lost("dana smith") == {"ex1_averaging", "ex3_scaling"}  # nbgrader's DIR/<id>/<assignment>/
     assert lost("frank") == {"ex2_scores"}  # a zip with exercises/ inside
+    # hugo copied grace (grader similar finds it) and so her mistake: the mask filled in place.
+    assert lost("grace") == lost("hugo") == {"ex4_masking"}
+    assert float(g["grace"]["total"]) == float(g["hugo"]["total"])
     # The attack (a fake 100/100 printed, then os._exit(0)) earns nothing:
     # eve scores no more than her honest part.
     honest = sum(full[ex] for ex in ("ex1_averaging", "ex2_scores", "ex3_scaling"))
@@ -167,7 +170,7 @@ def test_examples_files(examples):
     out = examples["out"]
     # One secret for the whole class: every student met the same unseen inputs, and a regrade can repeat them.
     assert len({results_of(out, sid)["extra_data"]["inputs_seed"] for sid in ["anna", "ben", "eve", "李明"]}) == 1
-    for sid in ["anna", "ben", "dana smith", "eve", "frank", "李明"]:
+    for sid in ["anna", "ben", "dana smith", "eve", "frank", "grace", "hugo", "李明"]:
         folder = os.path.join(out, sid)
         assert sorted(os.listdir(folder)) == ["feedback.md", "results.json"], sid
         res = results_of(out, sid)
@@ -197,15 +200,15 @@ def test_examples_nothing_written_elsewhere(examples):
 
 def test_examples_progress(examples):
     err = examples["proc"].stderr
-    assert graded_lines(err) == {"anna", "ben", "dana smith", "eve", "frank", "李明"}
-    assert "[6/6]" in err
+    assert graded_lines(err) == {"anna", "ben", "dana smith", "eve", "frank", "grace", "hugo", "李明"}
+    assert "[8/8]" in err
     assert "完成 / done" in examples["proc"].stdout
 
 
 @needs_nbgrader
 def test_gradebook_and_nbgrader_export(examples, tmp_path):
     out = examples["out"]
-    assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": 7, "students": 6, "submissions": 6, "grades": 42}
+    assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": 7, "students": 8, "submissions": 8, "grades": 56}
     con = sqlite3.connect(os.path.join(out, "gradebook.db"))
     cells = dict(con.execute("select base_cell.name, grade_cells.max_score from grade_cells join base_cell on base_cell.id = grade_cells.id").fetchall())
     con.close()

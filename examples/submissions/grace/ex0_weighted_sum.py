@@ -1,0 +1,40 @@
+"""ex0_weighted_sum: 按分数加权汇总 / a weighted summary driven by scores.
+
+注意力的骨架是一次加权求和：先把分数变成和为 1 的权重，再按权重把各位置的
+信息加起来。
+Attention is, at its core, a weighted sum: turn scores into weights that add
+up to 1, then add the positions' values with those weights.
+"""
+import torch
+
+
+def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """对最后一维做 softmax，再用这些权重对 values 的各行加权求和。
+    Softmax over the last dimension of ``scores``, then the weighted sum of
+    the rows of ``values``.
+
+    形状 / Shapes (T: 位置数 / positions, C: 每个位置的信息维数 / channels)::
+
+        scores  (..., T)
+        values  (..., T, C)
+        返回 / returns (..., C)
+
+    公式 / Formula::
+
+        w = softmax(scores)          # w_j = exp(s_j) / sum_k exp(s_k)
+        out = sum_j w_j * values[j]
+
+    例子 / Example::
+
+        >>> scores = torch.tensor([2.0, 1.0, 0.0])
+        >>> values = torch.tensor([[1.0, 0.0], [0.0, 2.0], [2.0, 2.0]])
+        >>> weighted_sum(scores, values).round(decimals=3)
+        tensor([0.8450, 0.6700])
+        >>> weighted_sum(torch.zeros(3), values).round(decimals=3)
+        tensor([1.0000, 1.3330])
+    """
+    # softmax turns the scores into weights that sum to one along the last axis
+    probs = torch.softmax(scores, dim=-1)
+    # a row vector of weights times the values is exactly the weighted sum
+    summed = torch.matmul(probs.unsqueeze(-2), values)
+    return summed.squeeze(-2)

@@ -1,0 +1,66 @@
+"""ex5_head: 一个完整的注意力头 / one full attention head.
+
+把前面几步连起来：线性层算出查询、键、值，点积打分，按 head_size 缩放，
+因果掩码，softmax，dropout，最后对值加权求和。
+Everything so far in one module: linear layers give queries, keys and values;
+dot products give scores; scale by head_size; causal mask; softmax; dropout;
+then a weighted sum of the values.
+"""
+import math
+
+import torch
+import torch.nn as nn
+from torch.nn import functional as F
+
+
+class Head(nn.Module):
+    """一个因果自注意力头 / one head of causal self-attention.
+
+    参数 / Arguments:
+        n_embd: 每个字向量的长度 / length of each input vector (C)
+        head_size: 查询、键、值的长度 / length of queries, keys and values (hs)
+        block_size: 最长的上下文 / the longest context T this head accepts
+        dropout: 注意力权重上的 dropout 比例 / dropout rate on the weights
+
+    属性 / Attributes: ``key``, ``query``, ``value`` =
+    ``nn.Linear(n_embd, head_size, bias=False)``.
+
+    形状 / Shapes::
+
+        forward(x): x (B, T, n_embd), T <= block_size -> (B, T, head_size)
+
+    同一个头要能先后处理不同长度的 T（不超过 block_size）。
+    One head must handle inputs of any T up to block_size, one after another.
+
+    公式 / Formula::
+
+        wei = softmax(causal_mask(q @ k^T * head_size ** -0.5))   # (B, T, T)
+        out = dropout(wei) @ v                                      # (B, T, hs)
+
+    例子 / Example::
+
+        >>> head = Head(n_embd=4, head_size=2, block_size=8)
+        >>> head(torch.randn(3, 5, 4)).shape
+        torch.Size([3, 5, 2])
+    """
+
+    def __init__(self, n_embd: int, head_size: int, block_size: int, dropout: float = 0.0):
+        super().__init__()
+        self.key = nn.Linear(n_embd, head_size, bias=False)
+        self.query = nn.Linear(n_embd, head_size, bias=False)
+        self.value = nn.Linear(n_embd, head_size, bias=False)
+        self.hs = head_size
+        mask = torch.ones(block_size, block_size).tril().bool()  # lower triangle = visible
+        self.register_buffer('mask', mask)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(1)
+        qq = self.query(x)
+        kk = self.key(x)
+        vv = self.value(x)
+        # scaled dot product
+        att = torch.matmul(qq, kk.transpose(1, 2)) / math.sqrt(self.hs)
+        att = att.masked_fill(~self.mask[:t, :t], float('-inf'))
+        p = self.drop(F.softmax(att, dim=-1))
+        return torch.matmul(p, vv)
