@@ -481,7 +481,9 @@ def _line_ranges(side: dict) -> str:
 def markdown_section(data: dict) -> str:
     """The section in Markdown: as ``html_section`` without the code, the
     shared passages given as line ranges."""
-    lines = [f"## {HEADING}", "", f"**{NOT_A_VERDICT[0]}**", f"**{NOT_A_VERDICT[1]}**", "", *_summary(data), "", *HOW, ""]
+    lines = [f"## {HEADING}", ""]
+    for text in (f"**{NOT_A_VERDICT[0]}**", f"**{NOT_A_VERDICT[1]}**", *_summary(data), *HOW):
+        lines += [text, ""]  # each its own paragraph: Markdown joins adjacent lines
     if not data.get("pairs"):
         lines += ["没有超过阈值的一对 / No pair reaches the threshold.", ""]
     for pair in data.get("pairs", []):
