@@ -37,7 +37,9 @@ MAX_DEPTH = 3  # how far below DIR/<id>/ exercise files are looked for
 MAX_WALK_ENTRIES = 5000  # names looked at in one student's folder
 # Left without a note: what editors, operating systems and nbgrader add.
 QUIET = {".DS_Store", "Thumbs.db", "desktop.ini", "timestamp.txt", "__MACOSX", "__pycache__", ".ipynb_checkpoints"}
-RESERVED = {"grades.csv", "gradebook.db"}  # names the batch writes in OUT (each its own ``folder_key``)
+# Names the batch writes in OUT (each its own ``folder_key``): a student
+# folder of that name would take their place.
+RESERVED = {"grades.csv", "gradebook.db", "report.html", "report.md", "similar.json", "similar.html"}
 
 
 @dataclass

@@ -283,6 +283,8 @@ def test_stubs_folder_is_a_submission(tmp_path):
         ("grades.csv", None),
         ("Grades.CSV", None),  # grades.csv itself on macOS and Windows
         ("GRADEBOOK.db", None),
+        ("report.html", None),  # the class report's files
+        ("Similar.json", None),
         (".hidden", None),
         (BAD_ID, None),
         ("a\nb", None),
