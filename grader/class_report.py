@@ -153,8 +153,9 @@ def sections(data: class_data.ClassData, similar: Section | None = None) -> list
         *([similar] if similar else []),
         _all_students(data),
     ]
+    # Last, and after the figures were drawn: a figure that could not be drawn is one more note.
     if data.problems:
-        out.append(Section("problems", "读取时跳过的内容 / Skipped while reading", [Table(["问题 / problem"], [[p] for p in data.problems])]))
+        out.append(Section("problems", "说明 / Notes", [Table(["跳过或缺少的内容 / what was skipped or is missing"], [[p] for p in data.problems])]))
     return out
 
 
@@ -180,10 +181,8 @@ def _totals(data, totals, mean, median) -> Section:
     histogram = bins(totals, data.max_total)
     caption = "总分分布（已评分的学生；虚线：平均分，点线：中位数） / Totals of the graded students (dashed: mean, dotted: median)"
     counts = Table(["总分 / total", "人数 / students"], [[_bin_label(lo, hi), str(n)] for lo, hi, n in histogram], numeric=(1,))
-    if histogram:
-        from grader import class_figures
-
-        section.blocks.append(Figure(class_figures.totals(histogram, mean, median), caption, "histogram of totals", counts))
+    svg = _draw(data, "totals", histogram, mean, median) if histogram else None
+    section.blocks += [Figure(svg, caption, "histogram of totals", counts)] if svg else [Para(caption), counts]
     return section
 
 
@@ -217,12 +216,25 @@ def _exercises(data) -> Section:
         rows.append([_exercise_name(ex), mean, _share(full, len(graded)), _share(untouched, len(graded))])
     section.blocks.append(Table(["练习 / exercise", "平均 / mean", "满分 / full marks", "未开始 / not started"], rows, numeric=(1, 2, 3), id="exercises-table"))
     histograms = {ex: bins([s.points[ex] for s in graded], data.maxima[ex]) for ex in data.exercises if data.maxima[ex] > 0}
-    if graded and histograms:
-        from grader import class_figures
-
+    svg = _draw(data, "exercises", histograms) if graded and histograms else None
+    if svg:
         caption = "各练习得分分布（已评分的学生） / Points per exercise (graded students)"
-        section.blocks.append(Figure(class_figures.exercises(histograms), caption, "histograms of points per exercise"))
+        section.blocks.append(Figure(svg, caption, "histograms of points per exercise"))
     return section
+
+
+def _draw(data, figure: str, *args) -> str | None:
+    """SVG from ``class_figures``, or None where matplotlib is not installed:
+    the report is still written, with the counts in place of the pictures."""
+    from grader import class_figures
+
+    try:
+        return getattr(class_figures, figure)(*args)
+    except ImportError as exc:
+        note = f"没有图：matplotlib 无法导入 / no figures: matplotlib cannot be imported ({exc})"
+        if note not in data.problems:
+            data.problems.append(note)
+        return None
 
 
 def _checks(data) -> Section:

@@ -220,6 +220,14 @@ def test_bins():
     assert tens[-1][1] == 35
 
 
+def test_without_matplotlib_the_report_has_counts_instead_of_figures(small_class, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    class_report.write(small_class)
+    page = _html(small_class)
+    assert "data:image" not in page and "no figures: matplotlib cannot be imported" in page
+    assert '<dd id="stat-mean">22.6</dd>' in page and "<td>31.5–35</td><td class=\"n\">1</td>" in page
+
+
 # ------------------------------------------------------------------ links
 
 
