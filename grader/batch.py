@@ -67,6 +67,8 @@ def run(args) -> int:
     jobs = args.jobs if args.jobs is not None else _cores()
     if jobs < 1:
         return _usage(f"--jobs 至少为 1 / --jobs must be at least 1 (got {jobs})")
+    if args.threshold is not None and not 0 <= args.threshold <= 1:
+        return _usage(f"--threshold 应在 0 到 1 之间 / --threshold must be between 0 and 1 (got {args.threshold:g})")
     out = os.path.abspath(args.out)
     sandbox = getattr(args, "sandbox", "auto")
     try:
@@ -120,6 +122,7 @@ class _Batch:
         self.workers: list[Worker] = []
         self.gradebook = None
         self.graded = self.failed = self.spawned = 0
+        self.report_seconds = None  # the similarity check and the class report, when written
 
     def run(self) -> int:
         start = time.monotonic()
@@ -179,13 +182,45 @@ class _Batch:
                 f"{len(to_grade) - self.graded} 名未评分 / not graded yet: 再次运行同一命令继续 / run the same command again to grade the rest"
             )
             return 130
+        written = [GRADES] + ([] if self.gradebook.error else [GRADEBOOK]) + self._class_files(entries)
         print(
             f"完成 / done: {len(entries)} 名学生 / students: 评分 / graded {self.graded}, 跳过 / skipped {len(skipped)}, "
-            f"无法评分 / not graded {len(ungradable) + self.failed}; {time.monotonic() - start:.1f} s → "
-            f"{os.path.join(self.args.out, GRADES)}" + ("" if self.gradebook.error else f", {os.path.join(self.args.out, GRADEBOOK)}"),
+            f"无法评分 / not graded {len(ungradable) + self.failed}; {time.monotonic() - start:.1f} s"
+            + (f" (班级报告 / class report {self.report_seconds:.1f} s)" if self.report_seconds is not None else "")
+            + " → "
+            + ", ".join(os.path.join(self.args.out, name) for name in written),
             flush=True,
         )
         return code
+
+    def _class_files(self, entries) -> list[str]:
+        """The similarity check, then the class report that shows it, both
+        from what is in OUT now (skipped students included). Either may fail
+        without costing the grades: it says why, and the report is left out.
+        Returns the names written under OUT."""
+        if self.args.no_report:
+            return []
+        written, start = [], time.monotonic()
+        try:
+            from grader import similar
+
+            chosen = {} if self.args.threshold is None else {"threshold": self.args.threshold}
+            similar.write(entries, self.out, **chosen)
+            written.append(similar.HTML_NAME)
+        except Exception as exc:  # noqa: BLE001 - the grades are written; the report says nothing of similarity
+            for name in ("similar.json", "similar.html"):  # an older run's pairs would pass for this one's
+                if os.path.exists(os.path.join(self.out, name)):
+                    os.unlink(os.path.join(self.out, name))
+            _err(f"相似度检查未完成 / the similarity check did not run: {exc}")
+        try:
+            from grader import class_report
+
+            class_report.write(self.out)
+            written += [class_report.HTML_NAME, class_report.MD_NAME]
+        except Exception as exc:  # noqa: BLE001 - as above: the grades stand
+            _err(f"班级报告未写入 / the class report was not written: {exc}; python -m grader report {self.args.out} 再试 / tries again")
+        self.report_seconds = time.monotonic() - start
+        return written
 
     # -- the pool
 

@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
         b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
         b.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help="run submission code in a bubblewrap sandbox: auto (if available), require, off")
         b.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=SEED_HELP)
+        b.add_argument("--no-report", action="store_true", help="write no class report (report.html, report.md) and run no similarity check")
+        b.add_argument("--threshold", type=float, default=None, metavar="T", help="similarity check: show pairs scoring at least T (0 to 1; default: the similar verb's)")
 
     if _have("class_report"):
         c = verbs.add_parser("report", help="rebuild OUT/report.html and OUT/report.md from a batch's OUT, without regrading / 班级报告")

@@ -340,6 +340,42 @@ def test_usage_errors(tmp_path):
     assert proc.returncode == 2
     proc = batch(tmp_path / "subs", "--out", tmp_path / "o", "--jobs", "0", tmp=tmp_path / "tmp")
     assert proc.returncode == 2
+    proc = batch(tmp_path / "subs", "--out", tmp_path / "o", "--threshold", "1.5", tmp=tmp_path / "tmp")
+    assert proc.returncode == 2 and "--threshold" in proc.stderr
+
+
+def test_examples_class_files(examples):
+    """The batch ends with the similarity check and the class report, and
+    says where they are."""
+    out = examples["out"]
+    for name in ("report.html", "report.md", "similar.html", "similar.json"):
+        assert os.path.isfile(os.path.join(out, name)), name
+        if name.endswith((".html", ".md")):  # what a person opens
+            assert os.path.join(out, name) in examples["proc"].stdout
+    with open(os.path.join(out, "similar.json"), encoding="utf-8") as f:
+        pairs = json.load(f)["pairs"]
+    assert [sorted([p["a"], p["b"]]) for p in pairs] == [["grace", "hugo"]]  # hugo copied grace, disguised
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+        page = f.read()
+    assert "相似的提交 / Similar submissions" in page
+    assert all(r["student_id"] in page for r in read_csv(out))
+
+
+def test_class_files_are_optional_and_cost_no_grades(tmp_path):
+    """--no-report leaves them out; a report that cannot be written is
+    reported, and the grades stand."""
+    d, tmp = tmp_path / "subs", tmp_path / "tmp"
+    make_submission(str(d / "solo"), {}, base=SOLUTIONS)
+    proc = batch(d, "--out", tmp_path / "plain", "--no-report", tmp=tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert not {"report.html", "report.md", "similar.json", "similar.html"} & set(os.listdir(tmp_path / "plain"))
+
+    blocked = tmp_path / "blocked"
+    (blocked / "report.html").mkdir(parents=True)  # nothing can be renamed onto a folder
+    proc = batch(d, "--out", blocked, tmp=tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert "the class report was not written" in proc.stderr
+    assert float(by_id(read_csv(blocked))["solo"]["total"]) == 100
 
 
 # --------------------------------------------------- interrupted, run again
@@ -415,6 +451,10 @@ def test_interrupted_then_resumed(tmp_path):
         assert float(rows[sid]["total"]) == results_of(out, sid)["score"]
     if HAVE_NBGRADER:
         assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": 7, "students": 8, "submissions": 8, "grades": 56}
+    # The class report covers the whole class: those graded by earlier runs too.
+    with open(out / "report.md", encoding="utf-8") as f:
+        report_md = f.read()
+    assert all(sid in report_md for sid in ids)
     assert os.listdir(tmp) == []
 
     # 4. A changed submission is graded again, and only it.
