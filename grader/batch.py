@@ -28,6 +28,7 @@ import time
 from grader import intake, report
 from grader.batch_output import GRADES, BatchOutput, ungradable_markdown
 from grader.batch_workers import Worker
+from grader.class_files import ClassFiles
 from grader.exercises import IDS
 from grader.gradebook import GradebookLink
 from grader.progress import Progress
@@ -122,7 +123,8 @@ class _Batch:
         self.workers: list[Worker] = []
         self.gradebook = None
         self.graded = self.failed = self.spawned = 0
-        self.report_seconds = None  # the similarity check and the class report, when written
+        self.class_files = None  # the similarity check and the class report (class_files)
+        self.report_seconds = None  # what they added at the end
 
     def run(self) -> int:
         start = time.monotonic()
@@ -142,6 +144,9 @@ class _Batch:
             else:
                 to_grade.append(e)
         self.gradebook = GradebookLink(os.path.join(self.out, GRADEBOOK), self.args.assignment, [self.lock])
+        if not self.args.no_report:
+            # At work while the class is graded: see class_files.
+            self.class_files = ClassFiles(entries, self.out, [self.lock] + ([self.gradebook.conn] if self.gradebook.conn else []), self.args.threshold)
         progress = Progress(len(entries), len(skipped) + len(ungradable), len(to_grade), self.jobs)
         code = 0
         interrupted = False
@@ -177,12 +182,14 @@ class _Batch:
         if self.gradebook.error:
             _err(f"gradebook.db 未写入 / not written: {self.gradebook.error}")
         if interrupted:
+            if self.class_files is not None:
+                self.class_files.stop()  # no report of half a class
             _err(
                 f"已中断 / interrupted: {self.graded} 名学生本次已评分并保存 / students graded this run are saved in {self.args.out}; "
                 f"{len(to_grade) - self.graded} 名未评分 / not graded yet: 再次运行同一命令继续 / run the same command again to grade the rest"
             )
             return 130
-        written = [GRADES] + ([] if self.gradebook.error else [GRADEBOOK]) + self._class_files(entries)
+        written = [GRADES] + ([] if self.gradebook.error else [GRADEBOOK]) + self._class_files()
         print(
             f"完成 / done: {len(entries)} 名学生 / students: 评分 / graded {self.graded}, 跳过 / skipped {len(skipped)}, "
             f"无法评分 / not graded {len(ungradable) + self.failed}; {time.monotonic() - start:.1f} s"
@@ -193,32 +200,19 @@ class _Batch:
         )
         return code
 
-    def _class_files(self, entries) -> list[str]:
-        """The similarity check, then the class report that shows it, both
-        from what is in OUT now (skipped students included). Either may fail
-        without costing the grades: it says why, and the report is left out.
-        Returns the names written under OUT."""
-        if self.args.no_report:
+    def _class_files(self) -> list[str]:
+        """The similarity check and the class report, from what is in OUT
+        now (skipped students included): their process has been at work
+        since the grading began. Either may fail without costing the grades:
+        it says why. Returns the names written under OUT."""
+        if self.class_files is None:
             return []
-        written, start = [], time.monotonic()
-        try:
-            from grader import similar
-
-            chosen = {} if self.args.threshold is None else {"threshold": self.args.threshold}
-            similar.write(entries, self.out, **chosen)
-            written.append(similar.HTML_NAME)
-        except Exception as exc:  # noqa: BLE001 - the grades are written; the report says nothing of similarity
-            for name in ("similar.json", "similar.html"):  # an older run's pairs would pass for this one's
-                if os.path.exists(os.path.join(self.out, name)):
-                    os.unlink(os.path.join(self.out, name))
-            _err(f"相似度检查未完成 / the similarity check did not run: {exc}")
-        try:
-            from grader import class_report
-
-            class_report.write(self.out)
-            written += [class_report.HTML_NAME, class_report.MD_NAME]
-        except Exception as exc:  # noqa: BLE001 - as above: the grades stand
-            _err(f"班级报告未写入 / the class report was not written: {exc}; python -m grader report {self.args.out} 再试 / tries again")
+        start = time.monotonic()
+        written, problems = self.class_files.finish()
+        for problem in problems:
+            _err(problem)
+        if not {"report.html", "report.md"} <= set(written):
+            _err(f"python -m grader report {self.args.out} 重写班级报告 / writes the class report again")
         self.report_seconds = time.monotonic() - start
         return written
 
@@ -232,6 +226,8 @@ class _Batch:
         inherited = [self.lock] + [w.conn for w in self.workers]
         if self.gradebook is not None and self.gradebook.conn is not None:
             inherited.append(self.gradebook.conn)
+        if self.class_files is not None:
+            inherited.append(self.class_files.conn)
         w = Worker(inherited, self.sandbox, self.work, self.inputs_seed)
         self.workers.append(w)
         return w

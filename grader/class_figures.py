@@ -38,6 +38,13 @@ def _figure(width: float, height: float):
     return Figure(figsize=(width, height))
 
 
+def preload() -> None:
+    """Import matplotlib and draw a tiny figure, so that drawing the report
+    later costs only the drawing (the batch does this while the class is
+    graded: see ``class_files``)."""
+    totals([(0.0, 1.0, 1)], 0.5, 0.5)
+
+
 def _bars(ax, bins) -> None:
     from matplotlib.ticker import MaxNLocator
 

@@ -33,7 +33,7 @@ DOCS_URL = "docs/"
 TEACHER_ONLY = frozenset(
     {
         "batch.py", "batch_output.py", "batch_workers.py", "progress.py", "gradebook.py", "intake.py",
-        "class_data.py", "class_figures.py", "class_report.py", "similar.py",
+        "class_data.py", "class_figures.py", "class_files.py", "class_report.py", "similar.py",
         "release.py", "gradescope.py", "packaging.py", "stubs.py",
     }
 )  # fmt: skip
