@@ -14,7 +14,7 @@ class report: their share of the batch (the batch measures it) is printed
 against issue 11's target of at most 5%, and so is a rebuild of the report
 alone (``python -m grader report OUT``, target at most 3 s for 100 students).
 
-    python bench/batch_100.py [--students 100] [--jobs N] [--runs 3] [--keep DIR]
+    python bench/batch_100.py [--students 100] [--jobs N] [--runs 3] [--pairs 1] [--keep DIR]
 """
 import argparse
 import csv
@@ -92,6 +92,7 @@ def main() -> None:
     p.add_argument("--students", type=int, default=100)
     p.add_argument("--jobs", type=int, default=None, help="workers (default: the batch's own default, all cores)")
     p.add_argument("--runs", type=int, default=3, help="bare imports of torch to take the median of")
+    p.add_argument("--pairs", type=int, default=1, help="batches without the class report, each followed by one more with it but the last")
     p.add_argument("--keep", metavar="DIR", help="build the class and the output here and keep them")
     args = p.parse_args()
 
@@ -128,7 +129,20 @@ def main() -> None:
         found = re.search(r"class report ([0-9.]+) s", done)
         if found:
             part = float(found.group(1))
-            print(f"similarity + report:     {part:.2f} s = {part / (wall - part):.1%} added to the batch (target <= 5%)")
+            print(f"similarity + report:     {part:.2f} s after the last grade = {part / (wall - part):.1%} of the batch")
+        # The same batch without them, alternating with more runs with them
+        # (their process works during the grading too: only whole batches tell).
+        walls = {"with": [wall], "without": []}
+        for i in range(2 * args.pairs - 1):
+            kind = "without" if i % 2 == 0 else "with"
+            shutil.rmtree(out, ignore_errors=True)
+            w, p2, _ = timed(batch + (["--no-report"] if kind == "without" else []), env)
+            if p2.returncode != 0:
+                sys.exit(f"the batch failed ({p2.returncode}):\n{p2.stderr[-3000:]}")
+            walls[kind].append(w)
+        with_, without = statistics.median(walls["with"]), statistics.median(walls["without"])
+        print(f"batch without report:    {without:.2f} s (median of {len(walls['without'])}; with: {with_:.2f} s, median of {len(walls['with'])})")
+        print(f"report's cost:           {with_ / without - 1:+.1%} (target <= 5%)")
         report_wall, report_proc, _ = timed([sys.executable, "-m", "grader", "report", out], env)
         if report_proc.returncode == 0:
             print(f"report rebuilt alone:    {report_wall:.2f} s for {len(rows)} students (target <= 3 s)")
