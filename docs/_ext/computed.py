@@ -161,7 +161,9 @@ def _resolve_num(node, namespace, location):
         logger.warning("{num}`%s` raised %s: %s", expr, type(e).__name__, e, location=location)
         return nodes.Text(node["shown"] or "?")
     if node["shown"] is None:
-        return nodes.inline("", shown_value(value, spec), classes=["computed"])
+        # A number stays on one line; a computed sentence wraps like the text around it.
+        classes = ["computed", "computed-text"] if isinstance(value, str) else ["computed"]
+        return nodes.inline("", shown_value(value, spec), classes=classes)
     problem = disagreement(node["shown"], value)
     if problem:
         logger.warning("the text says %r but %s gives %s: %s", node["shown"], expr, shown_value(value), problem, location=location)

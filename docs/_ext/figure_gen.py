@@ -3,6 +3,8 @@
 ``{figure-gen} causal_mask`` runs ``docs/figures/causal_mask.py``'s ``draw()``,
 saves the matplotlib figure as a PNG beside the doctrees (never in the source
 tree) and shows it like ``{figure}``: options and caption work the same.
+A ``draw()`` may instead return SVG text (the grader's class report draws its
+figures as SVG): it is saved as it is, as an SVG.
 """
 import importlib
 import os
@@ -77,9 +79,8 @@ class GeneratedFigure(Figure):
         if not module_path.is_file():
             raise self.error(f"no figure module {module_path}")
         env.note_dependency(str(module_path))
-        out = Path(env.doctreedir) / "figures" / f"{name}.png"
         try:
-            draw(name, out)
+            out = draw(name, Path(env.doctreedir) / "figures")
         except Exception as e:  # noqa: BLE001 - becomes a build error with the cause
             raise self.error(f"figure {name}: {type(e).__name__}: {e}") from e
         self.arguments[0] = "/" + os.path.relpath(out, srcdir).replace(os.sep, "/")
@@ -87,15 +88,22 @@ class GeneratedFigure(Figure):
         return super().run()
 
 
-def draw(name: str, out: Path) -> None:
+def draw(name: str, folder: Path) -> Path:
+    """Draw figure ``name`` into ``folder``; returns the file written."""
     setup_matplotlib()
     import matplotlib.pyplot as plt
 
     module = importlib.import_module(f"figures.{name}")
     fig = module.draw()
-    out.parent.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    if isinstance(fig, str):  # SVG text
+        out = folder / f"{name}.svg"
+        out.write_text(fig, encoding="utf-8")
+        return out
+    out = folder / f"{name}.png"
     fig.savefig(out, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
+    return out
 
 
 def setup(app):

@@ -1,1 +1,1 @@
-"""One module per figure; each draw() returns a matplotlib Figure (see _ext/figure_gen.py)."""
+"""One module per figure; each draw() returns a matplotlib Figure, or SVG text (see _ext/figure_gen.py)."""
