@@ -11,7 +11,7 @@ import torch
 
 from grader.text import Text, t
 
-__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "fmt", "randn", "pick"]
+__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "fmt", "randn", "randint", "pick"]
 
 
 class CheckFailed(AssertionError):
@@ -213,6 +213,11 @@ def _generator(seed: int) -> torch.Generator:
 def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """Inputs for a check, drawn without touching the global random state."""
     return torch.randn(*shape, generator=_generator(seed), dtype=dtype)
+
+
+def randint(high: int, *shape: int, seed: int) -> torch.Tensor:
+    """Token ids in [0, high) for a check (int64), drawn like ``randn``."""
+    return torch.randint(high, shape, generator=_generator(seed))
 
 
 def pick(seed: int, *options):

@@ -36,9 +36,13 @@ class Endpoint:
         return response["value"], response["args"]
 
     def module(self, cls: str, **kwargs) -> ModuleRun:
+        """Build ``cls`` and run it (see ``ops.module``). An output is a tensor,
+        or with ``tuple_out=True`` a list of tensors and Nones."""
         response = self.request(ops.module(cls, **kwargs))
         if "missing" in response:
             raise SubmissionFault(_contract_fault(cls, response))
+        if not kwargs.get("tuple_out") and any(isinstance(o, list) for o in response["outs"]):
+            raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
         return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"], response["parts"])
 
     def __getattr__(self, name: str):
@@ -438,7 +442,7 @@ def _validated(response: dict) -> dict:
         if not isinstance(outs, list) or not isinstance(grads, dict):
             raise SubmissionFault(Fault(t("返回的结果格式不对", "the response is malformed")))
         return {
-            "outs": [_tensor(o) for o in outs],
+            "outs": [[_tensor(v, allow_none=True) for v in o] if isinstance(o, list) else _tensor(o) for o in outs],
             "grads": {str(k): _tensor(v, allow_none=True) for k, v in grads.items()},
             "input_grad": _tensor(response.get("input_grad"), allow_none=True),
             "params": [str(p) for p in response.get("params", [])][:1000],

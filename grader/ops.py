@@ -26,14 +26,21 @@ def module(
     seed: int = 0,
     backward: bool = False,
     standins: tuple = (),
+    method: str = "forward",
+    tuple_out: bool = False,
 ) -> dict:
     """Request: build ``cls(*init)`` (a list: positional, as a model calls it)
     or ``cls(**init)`` (a dict), with the classes named in ``standins`` meaning
     the grader's stand-ins while it is built; cast to ``dtype``, load
-    ``state``, and run ``forward`` on every input.
+    ``state``, and run ``forward`` (or another of ``METHODS``) on every input.
+    An input is one tensor, or a list of positional arguments
+    (``[idx, targets]``, ``[idx, max_new_tokens]``). With ``tuple_out`` the
+    method returns a tuple (``(logits, loss)``), which comes back as a list;
+    without it a tuple is a wrong answer like any other non-tensor.
 
-    With ``backward`` half the squared sum of the first output is back-propagated and the
-    gradients of every parameter and of the first input are returned.
+    With ``backward`` half the squared sum of the first output (of its first
+    element, for a tuple) is back-propagated and the gradients of every
+    parameter and of the first input (when it is floating point) are returned.
     """
     return {
         "op": "module",
@@ -46,7 +53,13 @@ def module(
         "seed": seed,
         "backward": backward,
         "standins": list(standins),
+        "method": method,
+        "tuple_out": tuple_out,
     }
+
+
+# What a request may call on a module: never a name a check did not mean.
+METHODS = ("forward", "generate")
 
 
 class BackwardFailed(RuntimeError):
@@ -59,17 +72,20 @@ class BackwardFailed(RuntimeError):
         self.frames = frames  # [(filename, lineno, line)]
 
 
-def _loss(out: torch.Tensor) -> torch.Tensor:
+def _loss(out) -> torch.Tensor:
     # A loss whose gradient is the output itself: no parameter can hide
-    # behind a symmetry that a plain sum would have.
+    # behind a symmetry that a plain sum would have. Of a tuple (logits, loss),
+    # the first element: the gradients do not depend on how the loss is written.
+    if isinstance(out, (tuple, list)):
+        out = out[0]
     return out.pow(2).sum() / 2
 
 
-def _forward_backward(m, x: torch.Tensor) -> torch.Tensor:
-    """``m(x)``, back-propagated through ``_loss``; on an error in backward,
+def _forward_backward(m, args: list):
+    """``m(*args)``, back-propagated through ``_loss``; on an error in backward,
     ``BackwardFailed`` with the forward lines behind it. An error in forward
     is the forward's, with its own traceback."""
-    out = m(x)
+    out = m(*args)
     try:
         _loss(out).backward()
         return out
@@ -83,7 +99,7 @@ def _forward_backward(m, x: torch.Tensor) -> torch.Tensor:
         warnings.simplefilter("always")
         try:
             with torch.autograd.detect_anomaly(check_nan=False):
-                _loss(m(x)).backward()
+                _loss(m(*args)).backward()
         except RuntimeError:
             pass
     for w in caught:
@@ -135,20 +151,35 @@ def _run_module(namespace, request: dict) -> dict:
         for name, value in request["state"].items():
             own[name].copy_(value)
     m.train(request["train"])
-    # Dropout draws from the global generator: seed it again so that the
-    # reference and the submission see the same random numbers.
+    method = request.get("method", "forward")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}")
+    run = m if method == "forward" else getattr(m, method)
+    # Dropout and sampling draw from the global generator: seed it again so
+    # that the reference and the submission see the same random numbers.
     torch.default_generator.manual_seed(request["seed"] + 1)
     outs, input_grad = [], None
     for i, x in enumerate(request["inputs"]):
+        args = list(x) if isinstance(x, (list, tuple)) else [x]
         if request["backward"] and i == 0:
-            x = x.clone().requires_grad_(True)
-            out = _forward_backward(m, x)
-            input_grad = x.grad
-            outs.append(out.detach())
+            first = args[0]
+            if first.is_floating_point():
+                args[0] = first = first.clone().requires_grad_(True)
+            out = _forward_backward(run, args)
+            input_grad = first.grad if first.requires_grad else None
         else:
             with torch.no_grad():
-                outs.append(m(x))
+                out = run(*args)
+        outs.append(_detached(out, request.get("tuple_out", False)))
     grads = {
         name: (p.grad.detach() if p.grad is not None else None) for name, p in own.items()
     }
     return {"outs": outs, "grads": grads, "input_grad": input_grad, "params": sorted(own), "parts": parts}
+
+
+def _detached(out, tuple_out: bool = False):
+    """An output as the response carries it: out of the graph, and a tuple (where
+    the check expects one) as a list. Anything else is left for the worker to name."""
+    if tuple_out and isinstance(out, (tuple, list)):
+        return [_detached(o) for o in out]
+    return out.detach() if type(out) is torch.Tensor else out

@@ -57,7 +57,7 @@ def encode(obj) -> bytes:
             t = o.detach().cpu().contiguous()
             if str(t.dtype) not in DTYPES:
                 raise TypeError(f"cannot send a tensor of {t.dtype}")
-            raw = t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
+            raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # flat: a 0-dim tensor (a loss) has no bytes view
             blobs.append(raw)
             start, offset = offset, offset + len(raw)
             return {"$t": [start, len(raw), str(t.dtype), list(t.shape)]}

@@ -1,13 +1,15 @@
-"""Stand-ins for the parts of a GPT block that other exercises build.
+"""Stand-ins for the parts of a GPT that other exercises build.
 
 ex6 is graded with these in place of the student's own Head,
-MultiHeadAttention and FeedForward, so that a mistake in ex5 (or in the
-attention, for the Block) never costs points twice. A check names the parts to
-stand in by the contract's class names; while the module under test is built,
-those names in the exercise file's namespace, and every other name bound to
-the same class (an alias), mean the stand-ins (``standing_in``). So it does not
-matter whether the student imports Head from ex5_head or pastes a Head of
-their own into ex6_block.py.
+MultiHeadAttention and FeedForward, and ex7 with a stand-in Block, so that a
+mistake in ex5 (or in the attention, for the Block; or in ex6, for the GPT)
+never costs points twice. A check names the parts to stand in by the
+contract's class names; while the module under test is built, those names in
+the exercise file's namespace, and every other name bound to the same class
+(an alias), mean the stand-ins (``standing_in``). The sibling module an
+exercise imports (ex5_head for ex6, ex6_block for ex7) is the grader's too
+(``SIBLINGS``). So it does not matter whether the student imports Head from
+ex5_head or pastes a Head of their own into ex6_block.py (or Block, for ex7).
 
 Each stand-in keeps the arguments it was built with, bound to the contract's
 signature (``built_with``): a check compares them with the reference's, so
@@ -76,7 +78,23 @@ class FeedForward(StandIn):
         return torch.tanh(self.standin(x))  # (B, T, C)
 
 
-BY_CONTRACT = {cls.contract: cls for cls in (Head, Attention, FeedForward)}
+class Block(StandIn):
+    """Stands in for Block: a residual, causal running mean over time."""
+
+    contract = "Block"
+
+    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
+        super().__init__()
+        self.built_with = {"n_embd": n_embd, "n_head": n_head, "block_size": block_size, "dropout": dropout}
+        self.standin = nn.Linear(n_embd, n_embd)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.tanh(self.standin(x))  # (B, T, C)
+        seen = torch.arange(1, x.shape[-2] + 1, dtype=x.dtype, device=x.device).unsqueeze(-1)  # (T, 1): positions 0..t
+        return x + torch.cumsum(h, dim=-2) / seen  # (B, T, C), position t sees 0..t
+
+
+BY_CONTRACT = {cls.contract: cls for cls in (Head, Attention, FeedForward, Block)}
 
 
 @contextlib.contextmanager
@@ -117,9 +135,17 @@ def head_module() -> types.ModuleType:
     return mod
 
 
+def block_module() -> types.ModuleType:
+    """A module object that can be placed in ``sys.modules["ex6_block"]``."""
+    mod = types.ModuleType("ex6_block", "grader stand-in for ex6_block")
+    mod.Block = Block
+    mod.MultiHeadAttention, mod.FeedForward = Attention, FeedForward  # what else ex6_block defines
+    return mod
+
+
 # Which sibling modules an exercise imports as stand-ins instead of the
-# student's own: ex6 never runs the student's ex5_head.py.
-SIBLINGS = {"ex6_block": {"ex5_head": head_module}}
+# student's own: ex6 never runs the student's ex5_head.py, ex7 never their ex6_block.py.
+SIBLINGS = {"ex6_block": {"ex5_head": head_module}, "ex7_gpt": {"ex6_block": block_module}}
 
 
 def install_siblings(exercise_id: str) -> dict:

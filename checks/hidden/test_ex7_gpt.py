@@ -1,0 +1,157 @@
+"""ex7_gpt: hidden checks (graded with the stand-in Block, like the public ones)."""
+import pytest
+import torch
+
+from grader.checking import expect, expect_close, expect_grads, expect_parts, fmt, pick, randint, randn, t
+from grader.contract import GPT_STANDINS, cycle, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, successor_state, two_choice_state
+
+V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 9, 10, 2, 3, 6
+INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
+GPT_NAME = f"GPT({V}, {N_EMBD}, {N_HEAD}, {N_LAYER}, {BLOCK})"
+
+
+def forward(endpoint, state, inputs, **kwargs):
+    return endpoint.module("GPT", init=INIT, state=state, inputs=inputs, standins=GPT_STANDINS, tuple_out=True, **kwargs)
+
+
+def generate(endpoint, state, idx, max_new_tokens, **kwargs):
+    return endpoint.module("GPT", init=INIT, state=state, inputs=[[idx, max_new_tokens]], standins=GPT_STANDINS, method="generate", **kwargs).outs[0]
+
+
+@pytest.mark.points(1)
+def test_position_embeddings_matter(sub, ref):
+    """位置嵌入：同一个字在不同位置得到不同的 logits / position embeddings: the same token at different positions gets other logits"""
+    T = pick(121, 5, 4, 6)
+    token = int(randint(BLOCK, 1, seed=122))  # below block_size: a lookup of positions by token id does not fail
+    state, idx = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=123), torch.full((2, T), token)
+    what = t(f"{GPT_NAME}，idx 的每个位置都是字 {token}，形状 (2, {T})", f"{GPT_NAME} on idx of shape (2, {T}) holding token {token} everywhere")
+    logits, _ = logits_and_loss(forward(sub, state, [idx]).outs[0], what)
+    expect(
+        logits.dim() != 3 or logits.shape[1] < 2 or not torch.allclose(logits, logits[:, :1].expand_as(logits), atol=1e-5),
+        what,
+        fmt(logits[0]),
+        t("各个位置的 logits 不一样", "other logits at each position").inline(),
+        t(
+            "同一个字在每个位置的 logits 都一样：没有东西区分位置。位置嵌入要按位置查，position_embedding_table(torch.arange(T))。",
+            "The same token gets the same logits at every position: nothing tells the positions apart. Look the position embeddings up by position, position_embedding_table(torch.arange(T)).",
+        ),
+    )
+    expect_close(
+        logits,
+        forward(ref, state, [idx]).outs[0][0],
+        what=what,
+        diagnoses=[
+            (gpt_by_hand(state, idx, "no_position"), t("没有位置嵌入：要把 position_embedding_table(torch.arange(T)) 加到词嵌入上。", "There is no position embedding: add position_embedding_table(torch.arange(T)) to the token embeddings.")),
+            (gpt_by_hand(state, idx, "position_from_idx"), t("位置嵌入是用字的编号 idx 查的：要用位置 torch.arange(T)。", "The position embeddings are looked up with the token ids idx: look them up with the positions, torch.arange(T).")),
+        ],
+    )
+
+
+@pytest.mark.points(1)
+def test_does_not_see_the_future(sub, ref):
+    """GPT 不看未来：改后面的字，前面的 logits 不变 / the GPT does not see the future: later tokens never change earlier logits"""
+    T, cut = 6, pick(124, 4, 2, 3, 5)
+    state, idx = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=125), randint(V, 2, T, seed=126)
+    changed = idx.clone()
+    changed[:, cut:] = (idx[:, cut:] + 1 + randint(V - 1, 2, T - cut, seed=127)) % V  # every later token another one
+    what = t(f"{GPT_NAME}，idx 形状 (2, {T})", f"{GPT_NAME} on idx of shape (2, {T})")
+    a, b = (logits_and_loss(out, what)[0] for out in forward(sub, state, [idx, changed]).outs)
+    expect_close(a, forward(ref, state, [idx]).outs[0][0], what=what)
+    expect(
+        a.shape != b.shape or torch.allclose(a[:, :cut], b[:, :cut], atol=1e-5),
+        t(f"只改动位置 {cut} 及以后的字之后，位置 0..{cut - 1} 的 logits", f"logits at positions 0..{cut - 1} after changing only the tokens from position {cut} on"),
+        t("变了", "they changed").inline(),
+        t("不变", "unchanged").inline(),
+        t(
+            "前面位置的 logits 随后面的字变了：替身 Block 不看未来，所以是 GPT 自己的计算跨了时间。",
+            "Earlier logits changed with later tokens: the stand-in blocks never look ahead, so the GPT's own code mixes positions.",
+        ),
+        diagnosed=True,
+    )
+
+
+@pytest.mark.points(1)
+def test_full_block_and_one_position(sub, ref):
+    """T = block_size 和 T = 1，带 targets / T = block_size and T = 1, with targets"""
+    state = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=128)
+    full, full_targets = randint(V, 2, BLOCK, seed=129), randint(V, 2, BLOCK, seed=130)
+    one, one_targets = randint(V, 3, 1, seed=131), randint(V, 3, 1, seed=132)
+    got = forward(sub, state, [[full, full_targets], [one, one_targets]]).outs
+    want = forward(ref, state, [[full, full_targets], [one, one_targets]]).outs
+    for (g, w), (idx, shape) in zip(zip(got, want), [(full, (2, BLOCK)), (one, (3, 1))]):
+        what = t(f"{GPT_NAME}，idx 和 targets 形状 {shape}", f"{GPT_NAME} on idx and targets of shape {shape}")
+        logits, loss = logits_and_loss(g, what)
+        expect_close(logits, w[0], what=what)
+        expect(loss is not None, what, "loss = None", t("一个数 / a number", "a number").inline(), t("有 targets 时要算 loss。", "With targets, forward computes the loss."), diagnosed=True)
+        expect_close(loss, w[1], what=t(what.zh + "（loss）", what.en + " (the loss)"))
+
+
+@pytest.mark.points(2)
+def test_gradients(sub, ref):
+    """梯度传到 GPT 的每个参数 / gradients reach every parameter of the GPT"""
+    state, idx = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=133), randint(V, 2, 5, seed=134)
+    what = t("GPT 各参数的梯度（两张嵌入表、blocks、ln_f、lm_head）", "the gradients of the GPT's parameters (both embedding tables, blocks, ln_f, lm_head)")
+    got, want = forward(sub, state, [idx], backward=True), forward(ref, state, [idx], backward=True)
+    expect_parts(got, want, what)
+    expect_grads(got, want, what=what)
+
+
+@pytest.mark.points(1)
+def test_dropout_passed_on_and_off_in_eval(sub, ref):
+    """dropout 传给每个 Block；eval 模式下没有 dropout / dropout is passed on to every Block; none in eval mode"""
+    init = [*INIT, 0.25]
+    state, idx = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=135), randint(V, 2, 5, seed=136)
+    what = t(f"GPT({V}, {N_EMBD}, {N_HEAD}, {N_LAYER}, {BLOCK}, dropout=0.25)，eval 模式", f"GPT({V}, {N_EMBD}, {N_HEAD}, {N_LAYER}, {BLOCK}, dropout=0.25) in eval mode")
+    got = sub.module("GPT", init=init, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True)
+    want = ref.module("GPT", init=init, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True)
+    expect_parts(got, want, what)
+    expect_close(logits_and_loss(got.outs[0], what)[0], want.outs[0][0], what=what)
+
+
+@pytest.mark.points(1)
+def test_generate_crops_a_long_idx(sub, ref):
+    """idx 比 block_size 长：只看最后 block_size 个字 / idx longer than block_size: only the last block_size tokens count"""
+    extra, new = pick(137, 3, 2, 4), 4
+    T = BLOCK + extra
+    state = successor_state(V, N_EMBD, N_LAYER, BLOCK, cycle(randn(V, seed=138).argsort()), seed=139)
+    idx = randint(V, 2, T, seed=140)
+    what = t(f"generate(idx, {new})，idx 形状 (2, {T})，比 block_size = {BLOCK} 长", f"generate(idx, {new}), idx of shape (2, {T}), longer than block_size = {BLOCK}")
+    expect_close(
+        generate(sub, state, idx, new),
+        generate(ref, state, idx, new),
+        what=what,
+        diagnoses=[(generate_by_hand(state, idx, new, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:]."))],
+    )
+    # Tokens before the window change nothing: with the same random numbers
+    # (two requests, the same seed) the same text follows.
+    state = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=141)
+    earlier = idx.clone()
+    earlier[:, :extra] = (idx[:, :extra] + 1) % V
+    a, b = generate(sub, state, idx, new, seed=7), generate(sub, state, earlier, new, seed=7)
+    expect(
+        a.shape == b.shape == (2, T + new) and torch.equal(a[:, T:], b[:, T:]),
+        t(f"只改动前 {extra} 个字（最后 block_size 个之前）后，用同样的随机数写出的 {new} 个新字", f"the {new} new tokens, drawn with the same random numbers, after changing only the first {extra} tokens (before the last block_size)"),
+        f"{a[:, T:].tolist()} / {b[:, T:].tolist()}" if a.shape == b.shape == (2, T + new) else f"shape {tuple(a.shape)}",
+        t("两次一样", "the same both times").inline(),
+        t("最后 block_size 个字之前的字改变了生成的结果：模型只应该看到 idx[:, -block_size:]。", "Tokens before the last block_size changed what was written: the model should see idx[:, -block_size:] only."),
+        diagnosed=True,
+    )
+
+
+@pytest.mark.points(1)
+def test_generate_samples_with_multinomial(sub, ref):
+    """按 softmax 的概率抽样，不是取最大 / sampling from the softmax, not taking the most likely"""
+    first = int(randint(V, 1, seed=142))
+    choices = sorted([first, (first + 1 + int(randint(V - 1, 1, seed=143))) % V])
+    state, idx = two_choice_state(V, N_EMBD, N_LAYER, BLOCK, choices, seed=144), randint(V, 4, 2, seed=145)
+    draw_seed = int(randint(1 << 20, 1, seed=146))
+    what = t(
+        f"generate(idx, 6)，idx 形状 (4, 2)；每一步字 {choices[0]} 和 {choices[1]} 的概率都是 1/2，其他字是 0（和参考答案用同样的随机数）",
+        f"generate(idx, 6), idx of shape (4, 2); at every step tokens {choices[0]} and {choices[1]} have probability 1/2 each, the others 0 (with the reference's random numbers)",
+    )
+    expect_close(
+        generate(sub, state, idx, 6, seed=draw_seed),
+        generate(ref, state, idx, 6, seed=draw_seed),
+        what=what,
+        diagnoses=[(generate_by_hand(state, idx, 6), t("每次都取了概率最大的字：要用 torch.multinomial(probs, num_samples=1) 抽样。", "It always takes the most likely token: draw with torch.multinomial(probs, num_samples=1)."))],
+    )
