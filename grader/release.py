@@ -98,6 +98,11 @@ def _fill(root: str, project: str) -> None:
     packaging.write_text(os.path.join(root, "tox.ini"), student_tox_ini(project))
     packaging.write_text(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values())))
 
+    # python -m write (tox -e write) trains the student's own GPT, on the text it ships with: docs/ does not.
+    write = os.path.join(project, "write")
+    packaging.copy_py(write, os.path.join(root, "write"))
+    shutil.copyfile(os.path.join(write, "corpus.txt"), os.path.join(root, "write", "corpus.txt"))
+
 
 def _record(project: str) -> tuple[dict, dict]:
     """Grade the solutions twice: the public checks only, recording every
@@ -112,10 +117,21 @@ def _record(project: str) -> tuple[dict, dict]:
     return answers, {ex: (int(p) if p == int(p) else p) for ex, p in hidden.items()}
 
 
+def _write_deps(project: str) -> list[str]:
+    """What tox.ini's write environment adds to [base] deps (its progress bar)."""
+    import configparser
+
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
+    return [d.strip() for d in config.get("testenv:write", "deps").splitlines() if d.strip() and not d.strip().startswith("{")]
+
+
 def student_tox_ini(project: str = PROJECT) -> str:
     deps = "".join(f"    {d}\n" for d in packaging.tox_base_deps(project))
+    write_deps = deps + "".join(f"    {d}\n" for d in _write_deps(project))
     return f"""\
 # Grade your exercises: `tox -e grade`; one exercise: `tox -e grade -- --only ex4_masking`.
+# Then train a small GPT built from them and let it write: `tox -e write`.
 #
 # torch is pinned. On Linux, PyPI's torch wheel is a large CUDA build; to get the
 # CPU build, point pip at PyTorch's CPU index before running tox:
@@ -134,6 +150,16 @@ set_env =
     PYTHONPATH = {{tox_root}}
 deps =
 {deps}commands = python -m grader grade {{posargs:exercises}}
+
+[testenv:write]
+description = train a small GPT built from your exercises on the course's text and let it write (about 2 minutes); pass arguments after --
+skip_install = true
+package = skip
+pass_env = PIP_*
+set_env =
+    PYTHONPATH = {{tox_root}}
+deps =
+{write_deps}commands = python -m write {{posargs}}
 """
 
 
@@ -182,6 +208,21 @@ One line per exercise: points and checks passed (✓ all, ~ some, · none). Belo
 the table, each failed check says what was tested, what your code gave, what
 was expected, and a hint. "not implemented yet" means you have not started that
 exercise; it costs only that exercise's points.
+
+## 让你的 GPT 写字 / Let your GPT write
+
+```bash
+tox -e write                          # 约 2 分钟 / about 2 minutes; --steps N, --seed N, --prompt 文字, --out DIR
+```
+
+用你自己的 Head、MultiHeadAttention、Block 和 GPT 搭一个小 GPT，在本课讲义的中文上训练
+（`write/corpus.txt`），然后让它写几段字；样本、损失曲线和权重写进 `written/`。哪道练习还没写完，
+它会先告诉你；代码能运行但有错时，它照样训练，并给出评分结果。
+Builds a small GPT from your own Head, MultiHeadAttention, Block and GPT, trains it
+on the Chinese text of the course notes (`write/corpus.txt`) and lets it write;
+the samples, the loss curve and the weights go to `written/`. It first tells you
+which exercise is unfinished; code that runs but is wrong still trains, and you
+get the grader's verdict.
 
 ## 隐藏检查 / Hidden checks
 

@@ -156,7 +156,8 @@ def test_release_has_what_students_need_and_nothing_else(release):
     assert {"checks/pytest.ini", "checks/public/reference_answers.pt", "checks/hidden_points.json", "tox.ini", "README.md"} <= files
     assert {"grader/__main__.py", "grader/cli.py", "grader/grading.py", "grader/recorded.py"} <= files
     tops = {f.split("/")[0] for f in files}
-    assert tops == {"exercises", "checks", "grader", "tox.ini", "README.md"}
+    assert tops == {"exercises", "checks", "grader", "write", "tox.ini", "README.md"}
+    assert {"write/__main__.py", "write/corpus.py", "write/corpus.txt"} <= files  # tox -e write, and the text it learns from
     assert not [f for f in files if f.startswith("checks/hidden/")]
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc") or "/." in "/" + f]
     for teacher in ("batch", "gradebook", "release", "gradescope", "packaging", "intake", "stubs"):
@@ -195,25 +196,28 @@ def test_hidden_points_are_per_exercise_and_only_points(release, full_marks, pub
     assert {ex: public_max[ex] + points[ex] for ex in IDS} == full_marks
 
 
-def test_tox_ini_has_only_grade_and_the_same_pin(release):
+def test_tox_ini_has_grade_and_write_and_the_same_pins(release):
     import configparser
 
     student = configparser.ConfigParser(interpolation=None)
     student.read(release / "tox.ini", encoding="utf-8")
     main = configparser.ConfigParser(interpolation=None)
     main.read(os.path.join(ROOT, "tox.ini"), encoding="utf-8")
-    assert [s for s in student.sections() if s.startswith("testenv")] == ["testenv:grade"]
+    assert [s for s in student.sections() if s.startswith("testenv")] == ["testenv:grade", "testenv:write"]
     grade = student["testenv:grade"]
     assert grade["deps"].split() == main["base"]["deps"].split()
     assert "PIP_*" in grade["pass_env"]
     assert grade["commands"].strip() == "python -m grader grade {posargs:exercises}"
+    write = student["testenv:write"]
+    assert write["deps"].split() == main["base"]["deps"].split() + [d for d in main["testenv:write"]["deps"].split() if not d.startswith("{")]
+    assert "PIP_*" in write["pass_env"] and write["commands"].strip() == main["testenv:write"]["commands"].strip()
     text = (release / "tox.ini").read_text(encoding="utf-8")
     assert "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu" in text
 
 
 def test_readme_is_for_students(release):
     text = (release / "README.md").read_text(encoding="utf-8")
-    for must in ("tox -e grade", "tox -e grade -- --only ex4_masking", "由老师评分", "graded by your teacher", "download.pytorch.org/whl/cpu", "](", "尚未完成"):
+    for must in ("tox -e grade", "tox -e grade -- --only ex4_masking", "tox -e write", "由老师评分", "graded by your teacher", "download.pytorch.org/whl/cpu", "](", "尚未完成"):
         assert must in text, must
     for never in ("solutions", "hidden/", "tox -e test", "grader.stubs"):
         assert never not in text, never

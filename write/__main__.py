@@ -1,0 +1,5 @@
+import sys
+
+from write.command import main
+
+sys.exit(main())

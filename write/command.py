@@ -1,0 +1,162 @@
+"""``python -m write [FOLDER]``: train a small GPT built from your own
+exercises on the course's own text, then let it write.
+
+Prints the loss before and after, the grader's verdict in one line and a few
+samples; writes the samples, the loss curve and the weights to ``--out``.
+"""
+import argparse
+import os
+import sys
+import time
+
+import torch
+
+from write import corpus, png, student, training, verdict
+
+SAMPLES, LENGTH = 3, 80
+DEFAULT_PROMPT = "注意力"
+
+
+def parser() -> argparse.ArgumentParser:
+    d = training.Settings()
+    p = argparse.ArgumentParser(
+        prog="python -m write",
+        description="训练一个用你自己的练习搭成的小 GPT，让它写字 / train a small GPT built from your own exercises, and let it write",
+    )
+    p.add_argument("folder", nargs="?", default="exercises", help="你的练习所在的文件夹 / the folder of your exercises (default: exercises)")
+    p.add_argument("--steps", type=int, default=d.steps, help=f"训练步数 / training steps (default: {d.steps})")
+    p.add_argument("--seed", type=int, default=d.seed, help=f"随机种子：同一个种子，同一台机器，同样的结果 / random seed: same seed, same machine, same result (default: {d.seed})")
+    p.add_argument("--prompt", default=DEFAULT_PROMPT, help=f"开头的几个字 / the first characters (default: {DEFAULT_PROMPT})")
+    p.add_argument("--out", default="written", help="写到哪个文件夹 / the folder to write to (default: written)")
+    return p
+
+
+def error(zh: str, en: str, code: int = 2) -> int:
+    print(f"python -m write: {zh}\n{en}", file=sys.stderr)
+    return code
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    if args.steps < 1:
+        return error("--steps 至少是 1", "--steps must be at least 1")
+    if not os.path.isdir(args.folder):
+        return error(f"找不到文件夹 {args.folder}", f"no folder {args.folder}")
+    text = corpus.load()
+    vocab = corpus.Vocabulary(text)
+    missing = vocab.unknown(args.prompt)
+    if not args.prompt or missing:
+        return error(
+            f"--prompt 里有语料里没有的字：{missing or '（空）'}。用课文里出现过的字。",
+            f"--prompt has characters the corpus does not: {missing or '(empty)'}. Use characters of the course's text.",
+        )
+
+    try:
+        modules = student.load(args.folder)
+    except student.NotReady as e:
+        print(f"{e.problem.zh}\n{e.problem.en}", file=sys.stderr)
+        return 1
+
+    settings = training.Settings(steps=args.steps, seed=args.seed)
+    print(
+        f"训练 / training: {args.folder} 里你的 GPT / your GPT, n_embd={settings.n_embd}, n_head={settings.n_head}, "
+        f"n_layer={settings.n_layer}, block_size={settings.block_size}; "
+        f"课文 / the course's text: {len(text)} 字 / characters, {len(vocab)} 个不同的字 / distinct"
+    )
+    # One thread: the model is small enough that more barely help, more fight the
+    # grader (running meanwhile) and your other programs for the cores, and with
+    # one the result does not depend on how many cores the machine has.
+    torch.set_num_threads(1)
+    grading = verdict.Grading(args.folder)
+    started = time.perf_counter()
+    try:
+        model, vocab, history = _train(modules["ex7_gpt"].GPT, text, settings, args.folder)
+    except student.NotReady as e:
+        grading.stop()
+        print(f"{e.problem.zh}\n{e.problem.en}", file=sys.stderr)
+        return 1
+    seconds = time.perf_counter() - started
+    print(
+        f"损失 / loss: {history.before:.2f} → {history.after:.2f}"
+        f"（训练前 → 训练后，{settings.steps} 步，{seconds:.0f} 秒 / before → after, {settings.steps} steps, {seconds:.0f} s）"
+    )
+    if verdict.sees_the_future(model, len(vocab), settings.block_size):
+        print(verdict.too_good(history.after))
+    print(grading.line())
+
+    try:
+        samples = training.write(model, vocab, args.prompt, SAMPLES, LENGTH, settings.seed)
+    except Exception as exc:  # noqa: BLE001 - the student's generate
+        ex, line = student.where(exc, args.folder)
+        p = student.failed(ex or "ex7_gpt", exc, line, ("写字", "generate"))
+        print(f"{p.zh}\n{p.en}", file=sys.stderr)
+        return 1
+    print(f"从“{args.prompt}”开始写 / writing on from “{args.prompt}”:")
+    for k, s in enumerate(samples, 1):
+        print(f"  {k}. " + s.replace("\n", "\n     "))
+
+    files = _save(args.out, model, vocab, text, settings, history, args.prompt, samples)
+    print(f"写好了 / written: {', '.join(files)}")
+    return 0
+
+
+def _train(GPT, text, settings, folder):
+    """Train with a progress bar that shows the loss; a mistake in the student's code becomes NotReady."""
+    bar = _progress(settings.steps)
+    try:
+        return training.train(GPT, text, settings, on_step=bar.update)
+    except Exception as exc:  # noqa: BLE001 - the student's forward or backward
+        ex, line = student.where(exc, folder)
+        raise student.NotReady(student.failed(ex or "ex7_gpt", exc, line, ("训练", "training"))) from None
+    finally:
+        bar.close()
+
+
+class _progress:
+    """tqdm's bar with the loss beside it; without tqdm, a line every tenth of the way."""
+
+    def __init__(self, total: int):
+        self.total = total
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self.bar = None
+        else:
+            self.bar = tqdm(total=total, desc="训练 / training", unit="步/step", dynamic_ncols=True)
+
+    def update(self, step: int, loss: float) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            if step % 10 == 0 or step == self.total:
+                self.bar.set_postfix_str(f"loss {loss:.3f}", refresh=False)
+        elif step == self.total or step % max(1, self.total // 10) == 0:
+            print(f"  {step}/{self.total}  loss {loss:.3f}", flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _save(out, model, vocab, text, settings, history, prompt, samples) -> list[str]:
+    os.makedirs(out, exist_ok=True)
+    paths = [os.path.join(out, name) for name in ("samples.txt", "loss.png", "model.pt")]
+    head = (
+        f"# n_embd={settings.n_embd} n_head={settings.n_head} n_layer={settings.n_layer} "
+        f"block_size={settings.block_size} batch_size={settings.batch_size} steps={settings.steps} seed={settings.seed}\n"
+        f"# 损失 / loss: {history.before:.4f} -> {history.after:.4f}\n"
+        f"# 开头 / prompt: {prompt}\n"
+    )
+    with open(paths[0], "w", encoding="utf-8", newline="\n") as f:
+        f.write(head + "".join(f"\n{s}\n" for s in samples))
+    png.write_png(paths[1], png.loss_curve(history.step_losses, history.eval_steps, history.eval_losses))
+    torch.save(
+        {
+            "settings": settings.as_dict(),
+            "vocab": vocab.chars,
+            "text": text,
+            "history": vars(history),
+            "state_dict": model.state_dict(),
+        },
+        paths[2],
+    )
+    return paths
