@@ -26,6 +26,7 @@ extensions = [
     "glossary_data",
     "grader_output",
     "check_list",
+    "exercise_list",
     "teacher_edition",
     "weighted_sum_slider",
     "cli_help",
@@ -56,9 +57,11 @@ _SANS = (
     '"Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", sans-serif'
 )
 _MONO = 'Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", "WenQuanYi Micro Hei Mono", monospace'
+from grader.exercises import EXERCISES  # noqa: E402 - the course's table, on the path above
+
 html_theme_options = {
-    "description": "从一次加权求和到一个 GPT 块" + ("（教师版）" if teacher_edition else "")
-    + " · From a weighted sum to a GPT block" + (" (teacher edition)" if teacher_edition else ""),
+    "description": f"从一次加权求和到{EXERCISES[-1].zh}" + ("（教师版）" if teacher_edition else "")
+    + f" · From a weighted sum to {EXERCISES[-1].en}" + (" (teacher edition)" if teacher_edition else ""),
     "font_family": _SANS,
     "head_font_family": _SANS,
     "caption_font_family": _SANS,

@@ -6,21 +6,21 @@ trying the batch grader (``tox -e teacher -- batch examples/submissions --out ou
 They are made from ``solutions/``, the stubs in ``exercises/`` and the
 catalogue of usual mistakes in ``tests/catalogue/wrong/``:
 
-- ``anna/``: everything right (a copy of the solutions): 100.
-- ``ben/``: ex0–ex3 done, ex4–ex6 still the stubs.
+- ``anna/``: everything right (a copy of the solutions): full marks.
+- ``ben/``: ex0–ex3 done, the rest still the stubs.
 - ``李明/``: usual mistakes: the mask filled with 0 (ex4), scores scaled by
   n_embd (ex5), post-norm (ex6).
 - ``dana smith/attention/``: nbgrader's collected layout (a folder per
   assignment), with tril and triu swapped in ex1 and ex3 divided by head_size.
 - ``eve/``: ex1–ex3 done honestly, ex0 an attack that prints a fake 100/100
-  report and leaves with ``os._exit(0)``; the rest stubs.
+  report and leaves with ``os._exit(0)``; ex4 onwards stubs.
 - ``frank.zip``: a zip with an ``exercises/`` folder inside; ex2 computes
   k @ qᵀ.
 
 Not made here, and left alone: ``grace/``, her own code in her own style
-(ex4's mask filled in place: 98), and ``hugo/``, grace's code with the
-variables renamed, functions and classes moved, new comments and another
-layout, for ``python -m grader similar`` to find.
+(ex4's mask filled in place, which one hidden check catches), and ``hugo/``,
+grace's code with the variables renamed, functions and classes moved, new
+comments and another layout, for ``python -m grader similar`` to find.
 
 Not for the student edition: anna's folder is the solutions.
 """
@@ -92,7 +92,7 @@ def main() -> None:
         elif os.path.exists(path):
             os.unlink(path)
     write(os.path.join(OUT, "anna"), files())
-    write(os.path.join(OUT, "ben"), files(stubs=("ex4_masking", "ex5_head", "ex6_block")))
+    write(os.path.join(OUT, "ben"), files(stubs=IDS[4:]))
     write(
         os.path.join(OUT, "李明"),
         files(wrong=("ex4_masking__filled_with_zero", "ex5_head__scaled_by_n_embd", "ex6_block__post_norm")),
@@ -101,7 +101,7 @@ def main() -> None:
         os.path.join(OUT, "dana smith", "attention"),
         files(wrong=("ex1_averaging__triu", "ex3_scaling__divides_by_head_size")),
     )
-    eve = files(stubs=("ex4_masking", "ex5_head", "ex6_block"))
+    eve = files(stubs=IDS[4:])
     eve["ex0_weighted_sum.py"] = EVE_EX0
     write(os.path.join(OUT, "eve"), eve)
     frank = files(wrong=("ex2_scores__k_at_q_transposed",))

@@ -153,9 +153,9 @@ class _Batch:
         old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             for e, stored in skipped:
-                got, most = BatchOutput.points_of(stored)
+                got = BatchOutput.points_of(stored)
                 self.store.rows[e.student_id] = {"points": got, "note": e.note}
-                self.gradebook.send(e.student_id, got, most, stored.get("extra_data", {}).get("graded_at"))
+                self.gradebook.send(e.student_id, got, stored.get("extra_data", {}).get("graded_at"))
                 progress.line(f"跳过 / skip {e.student_id}: 已评分，提交未变 / already graded, same submission ({_num(sum(got.values()))})")
             if skipped:
                 progress.line(f"跳过 {len(skipped)} 名已评分的学生；--force 重新评分 / skipped {len(skipped)} already graded (--force regrades them)")
@@ -163,7 +163,7 @@ class _Batch:
                 if e.same_as is None:  # else its folder would be another student's
                     self.store.write_student(e, report.ungradable_results(*e.note.split("; ")), ungradable_markdown(e.note), finished=False, quote_note=False)
                 self.store.rows[e.student_id] = {"points": {ex: 0.0 for ex in IDS}, "note": e.note}
-                self.gradebook.send(e.student_id, None, None)
+                self.gradebook.send(e.student_id, None)
                 progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {e.note}")
             self.store.write_csv()
             if to_grade:
@@ -303,7 +303,7 @@ class _Batch:
         most = {ex: float(p[1]) for ex, p in payload["points"].items()}
         self.store.write_student(entry, payload["results"], payload["markdown"], finished=ok)
         self.store.row(entry.student_id, got, note)
-        self.gradebook.send(entry.student_id, got, most)
+        self.gradebook.send(entry.student_id, got)
         self.graded += ok
         self.failed += not ok
         total, best = sum(got.values()), sum(most.values())

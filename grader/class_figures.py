@@ -80,7 +80,7 @@ def totals(bins, mean: float | None, median: float | None) -> str:
 
 def exercises(bins_by_exercise: dict) -> str:
     """One small histogram per exercise, side by side, in one figure (one
-    figure is much faster to draw than seven)."""
+    figure is much faster to draw than one per exercise)."""
     n = len(bins_by_exercise)
     cols = min(4, n) or 1
     rows = -(-n // cols) or 1

@@ -1,5 +1,15 @@
-"""The course's exercises: one id per exercise, used for the file, the checks,
-the docs page and the report line."""
+"""The course's exercises: the one table everything else is derived from.
+
+Each row is an exercise: its id (used for the file, the checks, the docs page
+and the report line), its title in both languages, the points of its public
+and of its hidden checks, and the contract's classes its checks may ask the
+grader to build in place of the student's own (``standins``, see
+``grader/standins.py``). The exercise list, the total, the docs' toctrees and
+overview table, the release, the gradebook's cells, the columns of grades.csv
+and every count of exercises in the docs come from here; the project's tests
+hold the checks' ``@pytest.mark.points`` markers and the README to it
+(tests/test_exercises.py).
+"""
 from dataclasses import dataclass
 
 
@@ -8,20 +18,47 @@ class Exercise:
     id: str
     zh: str
     en: str
+    public: int  # the points of checks/public/test_<id>.py
+    hidden: int  # the points of checks/hidden/test_<id>.py
+    standins: tuple[str, ...] = ()  # contract class names built by the grader in place of the student's own
 
     @property
     def filename(self) -> str:
         return f"{self.id}.py"
 
+    @property
+    def points(self) -> int:
+        return self.public + self.hidden
+
 
 EXERCISES = (
-    Exercise("ex0_weighted_sum", "加权汇总", "weighted sum"),
-    Exercise("ex1_averaging", "平均矩阵", "averaging matrix"),
-    Exercise("ex2_scores", "点积分数", "dot-product scores"),
-    Exercise("ex3_scaling", "缩放", "scaling"),
-    Exercise("ex4_masking", "因果掩码", "causal masking"),
-    Exercise("ex5_head", "注意力头", "one attention head"),
-    Exercise("ex6_block", "GPT 块", "a GPT block"),
+    Exercise("ex0_weighted_sum", "加权汇总", "weighted sum", public=6, hidden=4),
+    Exercise("ex1_averaging", "平均矩阵", "averaging matrix", public=5, hidden=5),
+    Exercise("ex2_scores", "点积分数", "dot-product scores", public=5, hidden=5),
+    Exercise("ex3_scaling", "缩放", "scaling", public=5, hidden=5),
+    Exercise("ex4_masking", "因果掩码", "causal masking", public=6, hidden=6),
+    Exercise("ex5_head", "注意力头", "one attention head", public=8, hidden=8),
+    Exercise("ex6_block", "GPT 块", "a GPT block", public=8, hidden=9, standins=("Head", "MultiHeadAttention", "FeedForward")),
+    Exercise("ex7_gpt", "会写字的 GPT", "a GPT that writes", public=7, hidden=8, standins=("Block",)),
 )
 IDS = tuple(e.id for e in EXERCISES)
 BY_ID = {e.id: e for e in EXERCISES}
+TOTAL = sum(e.points for e in EXERCISES)
+
+# The number of exercises in words, for prose (count_zh(), count_en()).
+_ZH = "零一二三四五六七八九十"
+_EN = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+       "eleven", "twelve")  # fmt: skip
+
+
+def count_zh(n: int = len(EXERCISES)) -> str:
+    """``n`` in Chinese numerals (up to 99): 8 -> 八, 12 -> 十二, 20 -> 二十."""
+    if n <= 10:
+        return _ZH[n]
+    tens, ones = divmod(n, 10)
+    return (_ZH[tens] if tens > 1 else "") + "十" + (_ZH[ones] if ones else "")
+
+
+def count_en(n: int = len(EXERCISES)) -> str:
+    """``n`` in English words up to twelve, digits beyond: 8 -> eight."""
+    return _EN[n] if n < len(_EN) else str(n)

@@ -3,7 +3,8 @@ that nbgrader's own tools read (``nbgrader export``, the formgrader).
 
 Layout: one assignment (``--assignment``, default ``attention``) with one
 notebook (``exercises``) holding one autograded grade cell per exercise, whose
-max score is that exercise's points; one student per submission and, for each
+max score is that exercise's points in ``grader/exercises.py`` (all cells exist
+before the first submission); one student per submission and, for each
 graded student, a submission whose grades carry the grader's points as
 ``auto_score``. Every write is an update in place: running the batch again
 never adds a second row for anything.
@@ -19,6 +20,8 @@ import os
 import signal
 import sys
 import tempfile
+
+from grader.exercises import EXERCISES
 
 NOTEBOOK = "exercises"
 
@@ -89,20 +92,15 @@ class GradebookWriter:
                     os.unlink(tmp)
         self.gb = Gradebook(db_url(path))
         self.assignment = assignment
-        self.cells: dict[str, float] = {}
         self.gb.update_or_create_assignment(assignment)
         self.gb.update_or_create_notebook(NOTEBOOK, assignment)
+        # One grade cell per exercise, registered before any submission is
+        # created (nbgrader gives a new submission a grade for each cell that
+        # exists at that moment); an older gradebook's cells are updated.
+        for e in EXERCISES:
+            self.gb.update_or_create_grade_cell(e.id, NOTEBOOK, assignment, max_score=float(e.points), cell_type="code")
 
-    def ensure_cells(self, maxima: dict[str, float]) -> None:
-        """One grade cell per exercise, registered before any submission is
-        created (nbgrader gives a new submission a grade for each cell that
-        exists at that moment)."""
-        for ex, most in maxima.items():
-            if self.cells.get(ex) != most:
-                self.gb.update_or_create_grade_cell(ex, NOTEBOOK, self.assignment, max_score=float(most), cell_type="code")
-                self.cells[ex] = most
-
-    def record(self, student_id: str, points: dict[str, float] | None, maxima: dict[str, float] | None, timestamp: str | None = None) -> None:
+    def record(self, student_id: str, points: dict[str, float] | None, timestamp: str | None = None) -> None:
         """Create or update ``student_id`` and, when ``points`` is given
         (exercise id -> points), their submission's auto scores. A student who
         could not be graded is listed without a submission (nbgrader exports
@@ -118,8 +116,6 @@ class GradebookWriter:
                 return
             gb.remove_submission(self.assignment, student_id)
             return
-        if maxima:
-            self.ensure_cells(maxima)
         when = timestamp or datetime.datetime.now(datetime.timezone.utc).isoformat()
         submission = gb.update_or_create_submission(self.assignment, student_id, timestamp=when)
         notebook = gb.find_submission_notebook(NOTEBOOK, self.assignment, student_id)
@@ -144,8 +140,8 @@ class GradebookWriter:
 
 
 def serve(conn, path: str, assignment: str) -> None:
-    """The gradebook process: receive ``("student", id, points, maxima,
-    timestamp)`` messages until ``("done",)``, then answer ``("ok", n)`` or
+    """The gradebook process: receive ``("student", id, points, timestamp)``
+    messages until ``("done",)``, then answer ``("ok", n)`` or
     ``("error", text)``. It ignores Ctrl-C: the batch tells it when to stop,
     after the last finished student has been sent."""
     import traceback
@@ -168,8 +164,8 @@ def serve(conn, path: str, assignment: str) -> None:
         if writer is None:
             continue
         try:
-            _, student_id, points, maxima, timestamp = msg
-            writer.record(student_id, points, maxima, timestamp)
+            _, student_id, points, timestamp = msg
+            writer.record(student_id, points, timestamp)
             count += 1
         except Exception:  # noqa: BLE001
             error = error or traceback.format_exc(limit=3)
@@ -213,11 +209,11 @@ class GradebookLink:
         self.proc.start()
         child.close()
 
-    def send(self, student_id: str, points, maxima, timestamp=None) -> None:
+    def send(self, student_id: str, points, timestamp=None) -> None:
         if self.conn is None:
             return
         try:
-            self.conn.send(("student", student_id, points, maxima, timestamp))
+            self.conn.send(("student", student_id, points, timestamp))
         except OSError as exc:
             self.error = f"the gradebook process stopped ({exc})"
             self.conn = None

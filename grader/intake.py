@@ -11,7 +11,7 @@ A student hands in any one of
 None when there is nothing to grade) and a note for the gradebook saying what
 was odd. Nothing in DIR is followed through a symbolic link, run or changed;
 zips are unpacked only into the work folder the caller gives, and only the
-seven exercise files, each checked for size while it is unpacked (the sizes in
+exercise files, each checked for size while it is unpacked (the sizes in
 a zip's header are the zip's word, not a fact). A zip holding two files of the
 same path is refused whole (which one to grade would be a guess), and so is an
 id that differs from an earlier one (in sorted order) only in case or Unicode

@@ -2,7 +2,8 @@
 and the Gradescope bundle (``gradescope``).
 
 Neither is built unless the solutions score full marks with every check
-(``grade_solutions``): a check the reference fails is a broken check. Both
+(``grade_solutions``): a check the reference fails is a broken check; nor
+unless the checks are worth the points of ``grader/exercises.py``. Both
 take their pins from tox.ini (``tox_base_deps``), and both are put together
 in a temporary folder beside where they go (``staging_folder``) and zipped
 into a temporary file that is renamed into place (``zip_into_place``), so a
@@ -54,7 +55,29 @@ def grade_solutions(project: str, product_zh: str, product_en: str, record_into:
                 f"the solutions do not pass every check ({which} checks); no {product_en} was built:\n  "
                 + "\n  ".join(failed + grade.errors),
             )
+    drift = points_drift(grades[-1][1])
+    if drift:
+        raise BuildError(
+            f"检查的分数与 grader/exercises.py 里的不一致，没有生成{product_zh}",
+            f"the checks' points disagree with grader/exercises.py; no {product_en} was built:\n  " + "\n  ".join(drift),
+        )
     return grades[-1][1]
+
+
+def points_drift(grade) -> list[str]:
+    """Where the points of a full grading (every check) differ from the
+    exercises' table, one line each: the table is what students and the
+    gradebook are told."""
+    from grader.exercises import EXERCISES
+
+    out = []
+    for e in EXERCISES:
+        for hidden, want in ((False, e.public), (True, e.hidden)):
+            got = sum(r.max_points for r in grade.results if r.exercise == e.id and r.hidden == hidden)
+            if got != want:
+                which = "hidden" if hidden else "public"
+                out.append(f"{e.id}: the {which} checks are worth {got:g}, the table says {want:g}")
+    return out
 
 
 def tox_base_deps(project: str) -> list[str]:

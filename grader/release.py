@@ -3,8 +3,9 @@
 DIR gets the stubs, the public checks, the grader (without the teacher's
 verbs), the reference answers the public checks need (recorded from
 ``solutions/``, so the solutions themselves stay behind), the points of the
-hidden checks per exercise (so the report can say what the teacher grades),
-a tox.ini and a README. DIR.zip, beside DIR, holds the same tree.
+hidden checks per exercise (from ``grader/exercises.py``, so the report can
+say what the teacher grades), a tox.ini and a README that lists the exercises
+of the same table. DIR.zip, beside DIR, holds the same tree.
 
 Nothing half-written is left behind: the tree is built in a temporary folder
 beside DIR and renamed at the end, and the zip is written to a temporary file
@@ -19,7 +20,7 @@ import shutil
 import sys
 
 from grader import packaging
-from grader.exercises import EXERCISES, IDS
+from grader.exercises import EXERCISES, IDS, count_en, count_zh
 from grader.report import current_umask
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -89,10 +90,11 @@ def _fill(root: str, project: str) -> None:
     shutil.copyfile(os.path.join(checks, "pytest.ini"), os.path.join(root, "checks", "pytest.ini"))
     packaging.copy_py(os.path.join(project, "grader"), os.path.join(root, "grader"), leave_out=TEACHER_ONLY)
 
-    answers, hidden_points = _record(project)
+    answers = _record(project)
     from grader import recorded
 
     recorded.save(answers, os.path.join(root, "checks", "public", recorded.ANSWERS_FILE))
+    hidden_points = {e.id: e.hidden for e in EXERCISES}
     packaging.write_text(os.path.join(root, "checks", "hidden_points.json"), json.dumps(hidden_points, indent=2) + "\n")
 
     packaging.write_text(os.path.join(root, "tox.ini"), student_tox_ini(project))
@@ -104,17 +106,14 @@ def _fill(root: str, project: str) -> None:
     shutil.copyfile(os.path.join(write, "corpus.txt"), os.path.join(root, "write", "corpus.txt"))
 
 
-def _record(project: str) -> tuple[dict, dict]:
+def _record(project: str) -> dict:
     """Grade the solutions twice: the public checks only, recording every
-    reference answer they use; then every check, for the hidden points. The
-    solutions must score full marks both times, or the checks are broken."""
+    reference answer they use; then every check. The solutions must score
+    full marks both times, or the checks are broken; and the checks must be
+    worth the table's points (``packaging.grade_solutions``)."""
     answers: dict = {}
-    full = packaging.grade_solutions(project, "学生版", "release", record_into=answers)
-    hidden = {ex: 0.0 for ex in IDS}
-    for r in full.results:
-        if r.hidden:
-            hidden[r.exercise] += r.max_points
-    return answers, {ex: (int(p) if p == int(p) else p) for ex, p in hidden.items()}
+    packaging.grade_solutions(project, "学生版", "release", record_into=answers)
+    return answers
 
 
 def _write_deps(project: str) -> list[str]:
@@ -166,12 +165,13 @@ deps =
 def student_readme(hidden_total: float) -> str:
     hidden = f"{hidden_total:g}"
     rows = "\n".join(f"| `exercises/{e.filename}` | {e.zh} | {e.en} |" for e in EXERCISES)
+    last = EXERCISES[-1]
     return f"""\
 # 自注意力练习 · Self-attention, one step at a time
 
-七道 PyTorch 小练习，从一次加权求和走到一个 GPT 块。评分程序给出分数，并用中文和英文
+{count_zh()}道 PyTorch 小练习，从一次加权求和走到{last.zh}。评分程序给出分数，并用中文和英文
 告诉你哪里错了。
-Seven short PyTorch exercises lead from a weighted sum to a GPT block; a grader
+{count_en().capitalize()} short PyTorch exercises lead from a weighted sum to {last.en}; a grader
 scores them and tells you, in Chinese and English, what is wrong.
 
 | 文件 / file | 练习 | exercise |

@@ -73,7 +73,7 @@ def _huge_pages() -> None:
 
     A fork copies the page tables of the parent's private memory and an exit
     tears the child's down: with torch imported that is about 140 MB of 4 KB
-    pages, about 20 ms of CPU per child, seven children per submission. With
+    pages, about 20 ms of CPU per child, one child per exercise. With
     2 MB pages a fork copies one entry where it copied 512; a child's first
     write to a huge page splits only its own mapping and copies 4 KB, as
     before. Collapsing takes about half a second once, so only a grader that

@@ -20,7 +20,7 @@ import results_schema
 from conftest import ROOT, SOLUTIONS, make_submission
 from grader.batch_output import BatchOutput
 from grader import intake
-from grader.exercises import IDS
+from grader.exercises import BY_ID, IDS, TOTAL
 from test_intake import BAD_ID, FORMULA_CELL, FORMULA_ID, SHARING, make_nasty_dir
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
@@ -141,8 +141,8 @@ def test_examples_grades(examples):
     assert list(rows[0]) == ["student_id", *IDS, "total", "note"]
     g = by_id(rows)
     full = maxima(results_of(examples["out"], "anna"))
-    assert sum(full.values()) == 100
-    assert points(g["anna"]) == full and float(g["anna"]["total"]) == 100
+    assert full == {ex: BY_ID[ex].points for ex in IDS}
+    assert points(g["anna"]) == full and float(g["anna"]["total"]) == TOTAL
     for sid, r in g.items():
         assert float(r["total"]) == pytest.approx(sum(points(r).values())), sid
         assert r["note"] == "", (sid, r["note"])
@@ -185,7 +185,7 @@ def test_examples_files(examples):
         with open(os.path.join(folder, "feedback.md"), encoding="utf-8") as f:
             md = f.read()
         assert md.startswith("# 评分反馈 / Feedback")
-        assert f"总分 / total: **{row['total']} / 100**" in md
+        assert f"总分 / total: **{row['total']} / {TOTAL}**" in md
     with open(os.path.join(out, "李明", "feedback.md"), encoding="utf-8") as f:
         md = f.read()
     assert "## ex4_masking" in md and "-inf" in md  # the diagnosis of the mask filled with 0
@@ -208,11 +208,11 @@ def test_examples_progress(examples):
 @needs_nbgrader
 def test_gradebook_and_nbgrader_export(examples, tmp_path):
     out = examples["out"]
-    assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": 7, "students": 8, "submissions": 8, "grades": 56}
+    assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": len(IDS), "students": 8, "submissions": 8, "grades": 8 * len(IDS)}
     con = sqlite3.connect(os.path.join(out, "gradebook.db"))
     cells = dict(con.execute("select base_cell.name, grade_cells.max_score from grade_cells join base_cell on base_cell.id = grade_cells.id").fetchall())
     con.close()
-    assert cells == maxima(results_of(out, "anna"))
+    assert cells == {ex: BY_ID[ex].points for ex in IDS} == maxima(results_of(out, "anna"))  # the table's points
     path_env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
     # The database is stamped with the head of nbgrader's migrations, as
     # nbgrader itself finds it (the batch reads it in-process instead).
@@ -243,7 +243,7 @@ def test_gradebook_and_nbgrader_export(examples, tmp_path):
     for sid, r in rows.items():
         assert got[sid]["assignment"] == "attention"
         assert float(got[sid]["score"]) == pytest.approx(float(r["total"])), sid
-        assert float(got[sid]["max_score"]) == 100
+        assert float(got[sid]["max_score"]) == TOTAL
 
 
 # ---------------------------------------------------------------- bad input
@@ -270,7 +270,7 @@ def test_nasty_folder(tmp_path):
     assert sorted(rows) == sorted(expect)
     assert BAD_ID in rows and "王 小明" in rows and "grades.csv" in rows
     full = maxima(results_of(out, "王 小明"))
-    assert sum(full.values()) == 100
+    assert sum(full.values()) == TOTAL
     for sid, (status, words, good) in expect.items():
         row = rows[sid]
         for w in words:
@@ -375,7 +375,7 @@ def test_class_files_are_optional_and_cost_no_grades(tmp_path):
     proc = batch(d, "--out", blocked, tmp=tmp)
     assert proc.returncode == 0, proc.stderr
     assert "the class report was not written" in proc.stderr
-    assert float(by_id(read_csv(blocked))["solo"]["total"]) == 100
+    assert float(by_id(read_csv(blocked))["solo"]["total"]) == TOTAL
 
 
 # --------------------------------------------------- interrupted, run again
@@ -450,7 +450,7 @@ def test_interrupted_then_resumed(tmp_path):
     for sid in ids:
         assert float(rows[sid]["total"]) == results_of(out, sid)["score"]
     if HAVE_NBGRADER:
-        assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": 7, "students": 8, "submissions": 8, "grades": 56}
+        assert gradebook_counts(out) == {"assignments": 1, "notebooks": 1, "grade_cells": len(IDS), "students": 8, "submissions": 8, "grades": 8 * len(IDS)}
     # The class report covers the whole class: those graded by earlier runs too.
     with open(out / "report.md", encoding="utf-8") as f:
         report_md = f.read()
@@ -470,7 +470,7 @@ def test_interrupted_then_resumed(tmp_path):
     assert graded_lines(proc.stderr) == set(ids) and not skipped_lines(proc.stderr)
     assert by_id(read_csv(out)) == rows
     if HAVE_NBGRADER:
-        assert gradebook_counts(out)["grades"] == 56 and gradebook_counts(out)["submissions"] == 8
+        assert gradebook_counts(out)["grades"] == 8 * len(IDS) and gradebook_counts(out)["submissions"] == 8
 
 
 # A submission that kills the process group of the process that runs it (the
@@ -557,7 +557,7 @@ def test_a_kill_of_the_parent_group_costs_no_one_else(tmp_path):
     rows = by_id(read_csv(out))
     assert sorted(rows) == ["honest", "mallory"]
     full = maxima(results_of(out, "honest"))
-    assert sum(full.values()) == 100
+    assert sum(full.values()) == TOTAL
     assert points(rows["honest"]) == full and rows["honest"]["note"] == "", rows["honest"]
     if not sandboxed:
         return

@@ -35,9 +35,9 @@ EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 
 # ------------------------------------------------------------ a fake OUT
 
-# Every exercise has the same two checks in the fake class: 5 points each, 35 in all.
+# Every exercise has the same two checks in the fake class: 5 points each, 5 per exercise in all.
 CHECKS = (("check_a", "公开的检查 / a public check", 2.0, False), ("check_b", "隐藏的检查 / a hidden check", 3.0, True))
-FULL = 35.0
+FULL = 5.0 * len(IDS)
 PASS = None
 STUB = format_fault(Fault(NOT_IMPLEMENTED, "  ex.py, line 3: raise NotImplementedError"))
 TRIL = t("你的矩阵是上三角：要用 torch.tril。", "Your matrix is upper-triangular: use torch.tril.")
@@ -100,15 +100,16 @@ def stubs(*exercises) -> dict:
 
 
 SMALL_CLASS = {
-    "anna": {},  # full marks: 35
-    "ben": stubs("ex4_masking", "ex5_head", "ex6_block"),  # 20; three exercises not started
-    "cara": {"ex1_averaging": (wrong(TRIL), wrong(TRIL)), "ex3_scaling": (PASS, wrong())},  # 35 - 5 - 3 = 27; TRIL twice: one student
-    "dan": {"ex1_averaging": (wrong(TRIL), PASS), "ex5_head": (wrong(SQRT), PASS)},  # 35 - 2 - 2 = 31
+    "anna": {},  # full marks
+    "ben": stubs(*IDS[4:]),  # 20: ex0-ex3 done, the rest not started
+    "cara": {"ex1_averaging": (wrong(TRIL), wrong(TRIL)), "ex3_scaling": (PASS, wrong())},  # FULL - 5 - 3; TRIL twice: one student
+    "dan": {"ex1_averaging": (wrong(TRIL), PASS), "ex5_head": (wrong(SQRT), PASS)},  # FULL - 2 - 2
     "eve": stubs(*IDS),  # 0: started nothing
     "finn": None,  # the grading process died
     "gus": {"ex0_weighted_sum": (wrong(), PASS)},  # a grader error: results.json without the hash
 }
 SMALL_NOTES = {"finn": DIED, "gus": GRADER_ERROR}
+SMALL_TOTALS = [FULL, 20, FULL - 8, FULL - 4, 0]  # the graded students, anna to eve; finn and gus are not graded
 
 
 @pytest.fixture
@@ -133,9 +134,9 @@ def test_who_is_graded_not_graded_and_not_started(small_class):
     assert [s.id for s in data.graded] == ["anna", "ben", "cara", "dan", "eve"]
     by_id = {s.id: s for s in data.students}
     assert by_id["finn"].why_not_graded == DIED and by_id["gus"].why_not_graded == GRADER_ERROR
-    assert by_id["ben"].not_started == ["ex4_masking", "ex5_head", "ex6_block"] and not by_id["ben"].started_nothing
+    assert by_id["ben"].not_started == list(IDS[4:]) and not by_id["ben"].started_nothing
     assert by_id["eve"].not_started == list(IDS) and by_id["eve"].started_nothing
-    assert by_id["cara"].not_started == [] and by_id["anna"].total == FULL and by_id["cara"].total == 27
+    assert by_id["cara"].not_started == [] and by_id["anna"].total == FULL and by_id["cara"].total == FULL - 8
     assert data.max_total == FULL and data.maxima["ex4_masking"] == 5
 
 
@@ -143,19 +144,19 @@ def test_totals_mean_median_and_counts(small_class):
     html_path, md_path = class_report.write(small_class)
     assert (html_path, md_path) == (os.path.join(small_class, "report.html"), os.path.join(small_class, "report.md"))
     page = _html(small_class)
-    totals = [35, 20, 27, 31, 0]  # the graded students; finn and gus are not graded
+    mean = statistics.fmean(SMALL_TOTALS)
     expected = {
         "students": "7",
         "graded": "5",
         "not-graded": "2",
         "not-started": "1",
-        "mean": f"{statistics.fmean(totals):.1f}",
-        "median": "27",
-        "full-marks": "35",
+        "mean": f"{mean:.1f}",
+        "median": f"{FULL - 8:g}",
+        "full-marks": f"{FULL:g}",
     }
     for key, value in expected.items():
         assert f'<dd id="stat-{key}">{value}</dd>' in page, key
-    assert "| 平均分 / mean | 22.6 |" in _md(small_class)
+    assert f"| 平均分 / mean | {mean:.1f} |" in _md(small_class)
 
 
 def test_checks_ranked_by_pass_rate(small_class):
@@ -225,7 +226,9 @@ def test_without_matplotlib_the_report_has_counts_instead_of_figures(small_class
     class_report.write(small_class)
     page = _html(small_class)
     assert "data:image" not in page and "no figures: matplotlib cannot be imported" in page
-    assert '<dd id="stat-mean">22.6</dd>' in page and "<td>31.5–35</td><td class=\"n\">1</td>" in page
+    lo, hi, n = class_report.bins(SMALL_TOTALS, FULL)[-1]  # the top bin: anna, and dan when FULL - 4 falls in it
+    assert f'<dd id="stat-mean">{statistics.fmean(SMALL_TOTALS):.1f}</dd>' in page and f"<td>{lo:g}–{hi:g}</td><td class=\"n\">{n}</td>" in page
+    assert n >= 1
 
 
 # ------------------------------------------------------------------ links
@@ -439,7 +442,7 @@ def test_real_class_report(real_class):
     data = class_data.read(real_class)
     assert [s.id for s in data.students] == ["ben", "dana smith", "zoe", "李明"]
     assert [s.id for s in data.graded] == ["ben", "dana smith", "李明"]
-    assert {s.id: s.not_started for s in data.graded} == {"ben": ["ex4_masking", "ex5_head", "ex6_block"], "dana smith": [], "李明": []}
+    assert {s.id: s.not_started for s in data.graded} == {"ben": list(IDS[4:]), "dana smith": [], "李明": []}
     tril = [d for d in data.diagnoses if "torch.tril" in d.zh]
     assert len(tril) == 1 and tril[0].exercise == "ex1_averaging" and tril[0].students == ["dana smith"]
     post_norm = [d for d in data.diagnoses if "post-norm" in d.en]

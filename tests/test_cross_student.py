@@ -4,7 +4,7 @@ grader cannot change another student's grade.
 A class of four is graded with ``python -m grader batch --jobs 1``, so that
 one worker (one grader, one zygote) grades them all, in sorted id order:
 
-- ``a_attacker`` first: each of its seven exercise files runs, at import,
+- ``a_attacker`` first: each of its exercise files runs, at import,
   every attack of ``ATTACKS`` on the zygote and the grading process (ptrace,
   /proc/PID/mem, pidfd_getfd of their sockets, process_vm_readv, renicing
   them, lowering their limits with prlimit; the code of the attack files in

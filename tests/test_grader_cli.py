@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, points_by_exercise, run_cli
 
-from grader.exercises import IDS
+from grader.exercises import BY_ID, IDS, TOTAL
 from grader.report import width
 
 
@@ -39,9 +39,9 @@ def stubs(tmp_path_factory):
 
 def test_solutions_score_100(solved):
     _, _, results, proc = solved
-    assert results["score"] == 100
+    assert results["score"] == TOTAL
     assert all(t["status"] == "passed" for t in results["tests"])
-    assert "100 / 100" in proc.stdout
+    assert f"{TOTAL} / {TOTAL}" in proc.stdout
 
 
 def test_stubs_score_0_and_say_not_implemented(stubs):
@@ -49,7 +49,7 @@ def test_stubs_score_0_and_say_not_implemented(stubs):
     assert results["score"] == 0
     assert all(t["status"] == "failed" for t in results["tests"])
     assert all("尚未完成" in t["output"] and "not implemented yet" in t["output"] for t in results["tests"])
-    assert "0 / 100" in proc.stdout
+    assert f"0 / {TOTAL}" in proc.stdout
     for ex in IDS:
         assert f"{ex}.py, line" in proc.stdout  # where the unfinished code is
 
@@ -68,7 +68,12 @@ def test_results_json_is_gradescope_shaped(solved):
         seen.add(t["tags"][0])
         assert (t["visibility"] == "after_published") == (t["tags"][1] == "hidden")
     assert seen == set(IDS)
-    assert sum(t["max_score"] for t in results["tests"]) == 100
+    # Each exercise is worth what grader/exercises.py says, public and hidden.
+    worth = {(ex, kind): 0.0 for ex in IDS for kind in ("public", "hidden")}
+    for t in results["tests"]:
+        worth[t["tags"][0], t["tags"][1]] += t["max_score"]
+    assert worth == {k: v for ex in IDS for k, v in (((ex, "public"), BY_ID[ex].public), ((ex, "hidden"), BY_ID[ex].hidden))}
+    assert sum(t["max_score"] for t in results["tests"]) == TOTAL
 
 
 def test_every_exercise_has_public_and_hidden_checks(solved):
@@ -97,7 +102,7 @@ def test_only_grades_one_exercise(tmp_path):
     folder = make_submission(tmp_path / "sub")
     results, proc = grade_cli(folder, "--only", "ex4_masking")
     assert {t["tags"][0] for t in results["tests"]} == {"ex4_masking"}
-    assert results["score"] == 15
+    assert results["score"] == BY_ID["ex4_masking"].points
     assert "ex5_head" not in proc.stdout
 
 
@@ -120,7 +125,7 @@ def test_missing_files_cost_only_their_exercise(tmp_path):
     os.remove(os.path.join(folder, "ex2_scores.py"))
     results, proc = grade_cli(folder)
     points = points_by_exercise(results)
-    assert points["ex2_scores"] == 0 and results["score"] == 90
+    assert points["ex2_scores"] == 0 and results["score"] == TOTAL - BY_ID["ex2_scores"].points
     assert "file not found" in proc.stdout
 
 
@@ -129,7 +134,7 @@ def test_json_goes_where_asked_and_is_complete(tmp_path):
     proc = run_cli("grade", SOLUTIONS, "--json", str(out))
     assert proc.returncode == 0
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["score"] == 100
+    assert data["score"] == TOTAL
     assert not [p for p in os.listdir(out.parent) if p.startswith(".tmp-")]  # written atomically
 
 

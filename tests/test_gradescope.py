@@ -15,7 +15,7 @@ from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
 from results_schema import RESULTS_SCHEMA, valid
 
 from grader import __version__, report
-from grader.exercises import IDS
+from grader.exercises import IDS, TOTAL
 from grader.gradescope import find_submission
 from grader.grading import Grade
 from grader.plugin import CheckResult
@@ -88,12 +88,12 @@ def test_scripts_are_plain_bash_with_the_cpu_torch(bundle, tmp_path):
 def test_solutions_score_100(autograder, layout):
     make_submission(autograder / "submission" / ("" if layout == "top" else "exercises"))
     results, proc = run_autograder(autograder)
-    assert results["score"] == 100
+    assert results["score"] == TOTAL
     assert all(t["status"] == "passed" for t in results["tests"])
     assert {t["visibility"] for t in results["tests"] if t["tags"][1] == "hidden"} == {"after_published"}
     assert {t["tags"][1] for t in results["tests"]} == {"public", "hidden"}
     assert ("exercises/" in results["output"]) == (layout == "exercises")
-    assert "100 / 100" in proc.stdout  # the full report, for the teacher
+    assert f"{TOTAL} / {TOTAL}" in proc.stdout  # the full report, for the teacher
     assert results["visibility"] == "after_published"  # the total tells how the hidden checks went
 
 
@@ -223,11 +223,11 @@ def test_find_submission(tmp_path):
 
     files = [f"{ex}.py" for ex in IDS]
     top = tree(*files)
-    assert find_submission(str(top)) == (str(top), 7)
+    assert find_submission(str(top)) == (str(top), len(IDS))
     sub = tree(*[f"exercises/{f}" for f in files], "README.md")
-    assert find_submission(str(sub)) == (str(sub / "exercises"), 7)
+    assert find_submission(str(sub)) == (str(sub / "exercises"), len(IDS))
     nested = tree(*[f"attention/exercises/{f}" for f in files], *[f"__MACOSX/attention/exercises/{f}" for f in files])
-    assert find_submission(str(nested)) == (str(nested / "attention" / "exercises"), 7)
+    assert find_submission(str(nested)) == (str(nested / "attention" / "exercises"), len(IDS))
     more = tree(files[0], *[f"exercises/{f}" for f in files[:3]])
     assert find_submission(str(more)) == (str(more / "exercises"), 3)
     assert find_submission(str(tree("notes.txt"))) == (None, 0)

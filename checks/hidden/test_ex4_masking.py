@@ -5,7 +5,7 @@ import torch
 from grader.checking import expect, expect_close, fmt, pick, randn, t
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_mask_keeps_the_past_in_batches(sub, ref):
     """过去的分数原样保留，任意批维度 / the past is kept exactly, with any batch dims"""
     scores = randn(2, 3, 5, 5, seed=45)
@@ -35,7 +35,7 @@ def test_single_position(sub, ref):
         expect_close(got, ref.causal_weights(scores), what=t(f"causal_weights，scores 形状 {shape}", f"causal_weights with scores of shape {shape}"))
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_input_left_unchanged(sub, ref):
     """不改动传进来的分数 / the scores passed in are left unchanged"""
     scores = randn(2, 4, 4, seed=48)

@@ -15,7 +15,7 @@ def reversed_heads(state: dict, n_head: int) -> dict:
     return out
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_many_heads(sub, ref):
     """四个头，每个头宽 4 / four heads of size 4"""
     init = [16, 4, 6]
@@ -33,7 +33,7 @@ def test_many_heads(sub, ref):
     )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_attention_dropout_off_in_eval(sub, ref):
     """dropout 传给每个头；eval 模式下没有 dropout / dropout is passed on to every head; none in eval mode"""
     init = [8, 2, 6, 0.5]
@@ -45,7 +45,7 @@ def test_attention_dropout_off_in_eval(sub, ref):
     expect_close(got.outs[0], want.outs[0], what=what)
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_feed_forward_other_size_and_eval(sub, ref):
     """另一个宽度；eval 模式没有 dropout / another width; no dropout in eval mode"""
     n = 5
@@ -59,7 +59,7 @@ def test_feed_forward_other_size_and_eval(sub, ref):
     )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_block_gradients(sub, ref):
     """梯度传到 Block 的每个参数 / gradients reach every parameter of the Block"""
     init = [8, 2, 6]

@@ -59,7 +59,7 @@ def test_weights_rows_and_future(sub, ref):
     )
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_weights_any_batch_dims(sub, ref):
     """没有批维度，或有两个批维度 / no batch dim, or two of them"""
     T = pick(42, 4, 5, 6, 7)

@@ -23,7 +23,7 @@ def scaled_query(state, factor):
     return dict(state, **{"query.weight": state["query.weight"] * factor})
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(3)
 def test_output_matches(sub, ref):
     """输出与参考一致 / the output matches the reference"""
     state, x = head_state(seed=51), randn(2, 5, N_EMBD, seed=52)
@@ -45,7 +45,7 @@ def test_output_matches(sub, ref):
     )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_one_head_many_lengths(sub, ref):
     """同一个 Head 先后处理 T = 1、3、block_size / one Head on T = 1, 3 and block_size in turn"""
     state = head_state(seed=53)

@@ -25,7 +25,7 @@ def block_diagnoses(state, x):
     ]
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_feed_forward(sub, ref):
     """FeedForward 的输出 / the output of FeedForward"""
     init, state, x = [N_EMBD], ffwd_state(N_EMBD, seed=71), randn(2, 5, N_EMBD, seed=72)
@@ -36,7 +36,7 @@ def test_feed_forward(sub, ref):
     )
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(2)
 def test_multi_head_attention(sub, ref):
     """多头注意力：拼接各头，再投影 / multi-head attention: concatenate the heads, then project"""
     state, x = mha_state(N_EMBD, N_HEAD, seed=73), randn(2, 5, N_EMBD, seed=74)
@@ -50,7 +50,7 @@ def test_multi_head_attention(sub, ref):
     expect_close(got.outs[0], want.outs[0], what=what)
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(3)
 def test_block_pre_norm_residuals(sub, ref):
     """GPT 块：前置层归一化与残差 / the GPT block: pre-norm and residuals"""
     state, x = block_state(N_EMBD, seed=75), randn(2, 5, N_EMBD, seed=76)

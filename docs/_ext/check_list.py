@@ -58,7 +58,10 @@ class CheckList(SphinxDirective):
             raise self.error("the first argument is public or hidden")
         if visibility == "hidden" and not self.config.teacher_edition:
             raise self.error("hidden checks are listed only in the teacher edition")
-        self.env.note_dependency(str(CHECKS / visibility / f"test_{exercise}.py"))
+        path = CHECKS / visibility / f"test_{exercise}.py"
+        if not path.is_file():
+            raise self.error(f"{path.relative_to(ROOT)} does not exist: no {visibility} checks for {exercise} yet")
+        self.env.note_dependency(str(path))
         found = checks(visibility, exercise)
         table = nodes.table(classes=["check-list"])
         group = nodes.tgroup(cols=3)

@@ -152,16 +152,14 @@ def _mistakes(spec: str) -> list[str]:
 
 
 def student_checks(into: Path) -> Path:
-    """The checks as a student's copy has them: public ones and the hidden points."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from check_list import points
-
-    from grader.exercises import IDS
+    """The checks as a student's copy has them: public ones and the hidden
+    points, which the release takes from grader/exercises.py too."""
+    from grader.exercises import EXERCISES
 
     checks = into / "checks"
     shutil.copytree(ROOT / "checks" / "public", checks / "public")
     shutil.copy(ROOT / "checks" / "pytest.ini", checks / "pytest.ini")
-    hidden = {ex: points("hidden", ex) for ex in IDS}
+    hidden = {e.id: e.hidden for e in EXERCISES}
     (checks / "hidden_points.json").write_text(json.dumps(hidden), encoding="utf-8")
     return checks
 

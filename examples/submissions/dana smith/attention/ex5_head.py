@@ -27,6 +27,9 @@ class Head(nn.Module):
 
         forward(x): x (B, T, n_embd), T <= block_size -> (B, T, head_size)
 
+    同一个头要能先后处理不同长度的 T（不超过 block_size）。
+    One head must handle inputs of any T up to block_size, one after another.
+
     公式 / Formula::
 
         wei = softmax(causal_mask(q @ k^T * head_size ** -0.5))   # (B, T, T)

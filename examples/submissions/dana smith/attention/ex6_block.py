@@ -16,8 +16,13 @@ class MultiHeadAttention(nn.Module):
     """n_head 个并排的注意力头，拼接后投影 / n_head heads side by side, concatenated, then projected.
 
     属性 / Attributes: ``heads`` (``nn.ModuleList`` of n_head
-    ``Head(n_embd, n_embd // n_head, block_size, dropout)``), ``proj``
-    (``nn.Linear(n_embd, n_embd)``), ``dropout`` (``nn.Dropout(dropout)``).
+    ``Head(n_embd, head_size, block_size, dropout)``, with
+    ``head_size = n_embd // n_head``), ``proj`` (``nn.Linear(n_embd, n_embd)``),
+    ``dropout`` (``nn.Dropout(dropout)``).
+
+    每个头都要拿到这四个参数，按这个顺序，dropout 也要传下去：评分程序会检查。
+    Every head gets these four arguments, in this order, dropout included:
+    the grader checks what each Head is built with.
 
     形状 / Shapes::
 
@@ -90,8 +95,11 @@ class Block(nn.Module):
     One GPT block: communicate (attention), then compute (feed-forward), each
     with a residual connection and layer norm applied before it (pre-norm).
 
-    属性 / Attributes: ``sa`` (``MultiHeadAttention``), ``ffwd``
-    (``FeedForward``), ``ln1``, ``ln2`` (``nn.LayerNorm(n_embd)``).
+    属性 / Attributes: ``sa`` (``MultiHeadAttention(n_embd, n_head, block_size,
+    dropout)``), ``ffwd`` (``FeedForward(n_embd, dropout)``), ``ln1``, ``ln2``
+    (``nn.LayerNorm(n_embd)``). Block 把自己的参数原样传给 sa 和 ffwd（评分程序会
+    检查）/ Block passes its own arguments on to sa and ffwd, as written here
+    (the grader checks them).
 
     公式 / Formula::
 
