@@ -7,6 +7,7 @@ shapes are the contract from the exercises' docstrings.
 import torch
 
 from grader.checking import random_state
+from grader.exercises import BY_ID
 
 
 def head_state(n_embd: int, head_size: int, seed: int, dtype: torch.dtype = torch.float32) -> dict:
@@ -30,9 +31,10 @@ def ffwd_state(n_embd: int, seed: int) -> dict:
 
 
 # The parts a check asks the grader to build in place of the student's own
-# (grader/standins.py), by the contract's class names.
+# (grader/standins.py), by the contract's class names: an exercise's are in its
+# row of grader/exercises.py.
 MHA_STANDINS = ("Head",)
-BLOCK_STANDINS = ("Head", "MultiHeadAttention", "FeedForward")
+BLOCK_STANDINS = BY_ID["ex6_block"].standins
 
 
 def block_state(n_embd: int, seed: int, dtype: torch.dtype = torch.float32) -> dict:
@@ -73,7 +75,7 @@ def block_by_hand(state: dict, x: torch.Tensor, n_head: int, block_size: int, or
 
 # --- ex7: the GPT, graded with a stand-in Block -------------------------------
 
-GPT_STANDINS = ("Block",)
+GPT_STANDINS = BY_ID["ex7_gpt"].standins
 
 
 def gpt_state(vocab_size: int, n_embd: int, n_layer: int, block_size: int, seed: int, dtype: torch.dtype = torch.float32) -> dict:
