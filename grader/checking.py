@@ -11,7 +11,7 @@ import torch
 
 from grader.text import Text, t
 
-__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "fmt", "randn", "randint", "pick"]
+__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "expect_tokens", "fmt", "randn", "randint", "pick"]
 
 
 class CheckFailed(AssertionError):
@@ -112,14 +112,18 @@ def describe_difference(got: torch.Tensor, want: torch.Tensor, atol: float = 1e-
         return t(f"第 {dims} 维的大小不同", f"the size differs in dim {dims}")
     if got.dtype != want.dtype:
         return t(f"类型是 {got.dtype}，期望 {want.dtype}", f"the dtype is {got.dtype}, expected {want.dtype}")
+    shown_got, shown_want = got, want  # integers (token ids) are shown as integers
     if not got.is_floating_point() and not got.is_complex():
         got = got.to(torch.float64)
     want = want.to(got.dtype)
     bad = ~torch.isclose(got, want, atol=atol, rtol=rtol, equal_nan=True)
     n_bad, n = int(bad.sum()), got.numel()
     first = tuple(int(i) for i in bad.nonzero()[0]) if n_bad else ()
-    lines_zh = [f"{n} 个数中有 {n_bad} 个不对；第一个在 {_where(first)}：得到 {_num(got[first].item(), 4)}，期望 {_num(want[first].item(), 4)}"]
-    lines_en = [f"{n_bad} of {n} entries differ; the first at {_where(first)}: got {_num(got[first].item(), 4)}, expected {_num(want[first].item(), 4)}"]
+    g, w = _num(shown_got[first].item(), 4), _num(shown_want[first].item(), 4)
+    if n == 1:  # one number (a loss): nothing to count or locate
+        return t(f"得到 {g}，期望 {w}", f"got {g}, expected {w}")
+    lines_zh = [f"{n} 个数中有 {n_bad} 个不对；第一个在 {_where(first)}：得到 {g}，期望 {w}"]
+    lines_en = [f"{n_bad} of {n} entries differ; the first at {_where(first)}: got {g}, expected {w}"]
     nan, inf = int(torch.isnan(got).sum() - torch.isnan(want).sum()), int(torch.isinf(got).sum() - torch.isinf(want).sum())
     if nan > 0:
         lines_zh.append(f"有 {nan} 个 NaN")
@@ -188,6 +192,22 @@ def expect_close(
     else:
         got_s, want_s = fmt(got), fmt(want)
     raise CheckFailed(what, got_s, want_s, hint, diagnosed=hint is not None, difference=describe_difference(got, want, atol, rtol))
+
+
+def expect_tokens(got: torch.Tensor, want: torch.Tensor, what: Text, diagnoses=()) -> None:
+    """``expect_close`` for token ids (generated text): a failure shows whole
+    rows, where the new tokens are, not the top-left corner."""
+    try:
+        expect_close(got, want, what, diagnoses=diagnoses)
+    except CheckFailed as failed:
+        if tuple(got.shape) == tuple(want.shape) and got.dtype == want.dtype and got.dim() == 2:
+            failed.got, failed.want = (_rows(x) for x in (got, want))
+        raise
+
+
+def _rows(x: torch.Tensor, max_rows: int = 4) -> str:
+    rows = [str(row) for row in x[:max_rows].tolist()]
+    return "\n".join(rows + (["..."] if x.shape[0] > max_rows else []))
 
 
 # --- inputs ----------------------------------------------------------------

@@ -12,7 +12,10 @@ solution of ``exercise``, followed by code that
    instead; a class keeps the solution's ``__init__`` (it subclasses the
    solution's class, defined earlier in the same file, so the grader's
    stand-ins are built where the solution builds its parts), so its
-   parameters exist and the grader's weights load;
+   parameters exist and the grader's weights load. A target ``Class`` is its
+   ``forward``; a class whose checks call more than one method is listed by
+   method (``GPT.forward``, ``GPT.generate``), and its methods that are not
+   targets raise ``NotImplementedError``;
 3. redefines every other public function or class of the exercise to raise
    ``NotImplementedError`` (a class already in ``__init__``).
 """
@@ -32,6 +35,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "ex4_masking": ("causal_mask", "causal_weights"),
     "ex5_head": ("Head",),
     "ex6_block": ("MultiHeadAttention", "FeedForward", "Block"),
+    "ex7_gpt": ("GPT.forward", "GPT.generate"),
 }
 
 KINDS: tuple[str, ...] = ("zeros", "constant", "input", "random", "nan", "wrong_shape")
@@ -44,6 +48,8 @@ CONTROL = "reference"
 # (averaging_matrix(1), the weights of one position), and a check cannot
 # and need not tell ``torch.ones`` from the truth there.
 CONSTANT = 0.3
+# The constant answer where the answer is token ids (generate).
+CONSTANT_TOKEN = 3
 
 
 def public_definitions(exercise: str) -> dict[str, str]:
@@ -78,9 +84,12 @@ def _first_tensor(args, kwargs):
 
 
 def _degenerate(out, args, kwargs):
-    """The degenerate answer of kind _KIND in place of the reference's ``out``."""
+    """The degenerate answer of kind _KIND in place of the reference's ``out``
+    (of each of its tensors, for a tuple such as (logits, loss))."""
     if _KIND == "reference":
         return out
+    if isinstance(out, tuple):
+        return tuple(o if o is None else _degenerate(o, args, kwargs) for o in out)
     if _KIND == "input":
         first = _first_tensor(args, kwargs)
         if first is None:  # averaging_matrix(T): its "input unchanged" is the identity
@@ -90,14 +99,18 @@ def _degenerate(out, args, kwargs):
         # The right values, one element short (or, for a scalar, one dim too many):
         # only a check of the shape can tell.
         return out[..., :-1] if out.dim() else out.unsqueeze(0)
+    integer = not out.is_floating_point()  # token ids
     if _KIND == "zeros":
         value = _torch.zeros_like(out)
     elif _KIND == "constant":
-        value = _torch.full_like(out, _CONSTANT)
+        value = _torch.full_like(out, _CONSTANT_TOKEN if integer else _CONSTANT)
+    elif _KIND == "random" and integer:
+        value = _torch.randint(int(out.max()) + 1, out.shape, generator=_GENERATOR)
     elif _KIND == "random":
         value = _torch.randn(out.shape, generator=_GENERATOR, dtype=out.dtype)
     elif _KIND == "nan":
-        value = _torch.full_like(out, float("nan"))
+        # Token ids cannot be NaN: a float answer of NaN in their place.
+        value = _torch.full(out.shape, float("nan")) if integer else _torch.full_like(out, float("nan"))
     else:
         raise AssertionError(_KIND)
     if out.requires_grad:
@@ -127,6 +140,38 @@ def _degenerate_class(name):
             return _degenerate(super().forward(*args, **kwargs), args, kwargs)
 
     Degenerate.__name__ = Degenerate.__qualname__ = name
+    return Degenerate
+
+
+def _degenerate_methods(name, degenerate, stubbed):
+    # The solution's class (as _degenerate_class) whose methods in ``degenerate``
+    # answer with _KIND and those in ``stubbed`` raise. While a degenerate
+    # method computes the reference's answer every method is the solution's
+    # again: generate calls forward, even where forward itself raises.
+    base = globals()[name]
+
+    def make(method, role):
+        solution = getattr(base, method)
+
+        def wrapper(self, *args, **kwargs):
+            if self.__dict__.get("_answering"):
+                return solution(self, *args, **kwargs)
+            if role == "stub":
+                raise _not_implemented(f"{name}.{method}")
+            self.__dict__["_answering"] = True
+            try:
+                out = solution(self, *args, **kwargs)
+            finally:
+                self.__dict__["_answering"] = False
+            return _degenerate(out, args, kwargs)
+
+        wrapper.__name__ = wrapper.__qualname__ = method
+        return wrapper
+
+    methods = {m: make(m, "degenerate") for m in degenerate}
+    methods.update({m: make(m, "stub") for m in stubbed})
+    Degenerate = type(name, (base,), methods)
+    Degenerate.__qualname__ = name
     return Degenerate
 
 
@@ -161,7 +206,8 @@ def source(exercise: str, targets: tuple[str, ...], kind: str) -> str:
     assert kind in KINDS or kind == CONTROL, kind
     solution = (SOLUTIONS / f"{exercise}.py").read_text(encoding="utf-8")
     definitions = public_definitions(exercise)
-    assert set(targets) <= set(definitions), (exercise, targets)
+    assert set(targets) <= set(TARGETS[exercise]), (exercise, targets)
+    assert {target.split(".")[0] for target in targets} <= set(definitions), (exercise, targets)
     lines = [
         solution.rstrip("\n"),
         "",
@@ -170,10 +216,17 @@ def source(exercise: str, targets: tuple[str, ...], kind: str) -> str:
         f"_EXERCISE = {exercise!r}",
         f"_KIND = {kind!r}",
         f"_CONSTANT = {CONSTANT!r}",
+        f"_CONSTANT_TOKEN = {CONSTANT_TOKEN!r}",
         f"_REFERENCE_SOURCE = {solution!r}",
         _MACHINERY,
     ]
     for name, what in definitions.items():
-        role = "degenerate" if name in targets else "stub"
-        lines.append(f"{name} = _{role}_{what}({name!r})")
+        methods = [target.split(".", 1)[1] for target in TARGETS[exercise] if target.startswith(name + ".")]
+        degenerate = [m for m in methods if f"{name}.{m}" in targets]
+        if degenerate:
+            stubbed = [m for m in methods if m not in degenerate]
+            lines.append(f"{name} = _degenerate_methods({name!r}, {degenerate!r}, {stubbed!r})")
+        else:
+            role = "degenerate" if name in targets else "stub"
+            lines.append(f"{name} = _{role}_{what}({name!r})")
     return "\n".join(lines) + "\n"

@@ -45,7 +45,8 @@ REPRESENTATIVE = {
     "ex3_scaling": "ex3_scaling__divides_by_head_size",
     "ex4_masking": "ex4_masking__filled_with_zero",
     "ex5_head": "ex5_head__scaled_by_n_embd",  # ex6 imports ex5_head: it must still be graded with stand-ins
-    "ex6_block": "ex6_block__post_norm",
+    "ex6_block": "ex6_block__post_norm",  # ex7 imports ex6_block: it must still be graded with stand-ins
+    "ex7_gpt": "ex7_gpt__no_position_embedding",
 }
 
 # (wrong file, check that must fail, words its feedback must contain)
@@ -89,6 +90,22 @@ DIAGNOSES = [
     ("ex6_block__ffwd_width_n", "test_feed_forward", ["net.0.weight", "(48, 12)"]),
     ("ex6_block__reversed_head_order", "test_many_heads", ["in the order of heads"]),
     ("ex6_block__attention_dropout_always_on", "test_attention_dropout_off_in_eval", ["entries differ"]),
+    ("ex7_gpt__no_position_embedding", "test_logits", ["no position embedding", "torch.arange(T)"]),
+    ("ex7_gpt__no_position_embedding", "test_position_embeddings_matter", ["nothing tells the positions apart"]),
+    ("ex7_gpt__positions_from_idx", "test_position_embeddings_matter", ["nothing tells the positions apart"]),
+    ("ex7_gpt__no_ln_f", "test_logits", ["final layer norm"]),
+    ("ex7_gpt__block_args_wrong_order", "test_logits", ["another order", "Block(n_embd, n_head, block_size, dropout)"]),
+    ("ex7_gpt__one_block", "test_logits", ["blocks.1", "not built by calling the contract's class"]),
+    ("ex7_gpt__returns_logits_only", "test_logits", ["one tensor returned", "(logits, loss)"]),
+    ("ex7_gpt__blocks_without_dropout", "test_dropout_passed_on_and_off_in_eval", ["not passed on to Block"]),
+    ("ex7_gpt__loss_last_position_only", "test_loss_over_every_position", ["the last position's only"]),
+    ("ex7_gpt__loss_summed", "test_loss_over_every_position", ["reduction='sum'"]),
+    ("ex7_gpt__loss_of_probabilities", "test_loss_over_every_position", ["does the softmax itself"]),
+    ("ex7_gpt__first_position_logits", "test_worked_example_counting", ["the first position's logits"]),
+    ("ex7_gpt__first_position_logits", "test_generate_continues_from_the_last_position", ["the first position's logits"]),
+    ("ex7_gpt__crop_keeps_first", "test_generate_crops_a_long_idx", ["keeps the first block_size tokens"]),
+    ("ex7_gpt__no_crop", "test_generate_crops_a_long_idx", ["IndexError", "self(idx)"]),
+    ("ex7_gpt__argmax_not_sampled", "test_generate_samples_with_multinomial", ["torch.multinomial"]),
 ]
 
 # (wrong file, check that must fail, words its feedback must contain, words it
@@ -110,6 +127,10 @@ NOT_MISLED = [
     ("ex6_block__ffwd_built_inline", "test_block_pre_norm_residuals", ["ffwd: 不是调用约定的类建的", "not built by calling the contract's class"], ["standin", "lin.weight"]),
     # An error in backward names the student's forward line, not only autograd's message.
     ("ex6_block__in_place_second_residual", "test_block_gradients", ["computing the gradients (backward)", "modified by an inplace operation", "ex6_block.py, line"], []),
+    # A loss that matches none of the usual mistakes says what differs, and names none of them.
+    ("ex7_gpt__loss_transposed_then_flattened", "test_loss_over_every_position", ["got", "expected"], ["reduction='sum'", "last position's only", "softmax itself", "log_softmax"]),
+    # Sampling over the wrong dim is neither the first position nor the wrong crop nor argmax.
+    ("ex7_gpt__softmax_over_batch", "test_generate_continues_from_the_last_position", ["entries differ"], ["first position", "first block_size", "torch.multinomial"]),
     # The smallest float32 is printed as a number a person can read.
     ("ex4_masking__finfo_min", "test_mask_of_ones", ["-3.403e+38"], ["-340282346638528859811704183484516925440"]),
 ]

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, expect_grads, expect_parts, fmt, pick, randint, randn, t
+from grader.checking import expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, cycle, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, successor_state, two_choice_state
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 9, 10, 2, 3, 6
@@ -48,7 +48,7 @@ def test_position_embeddings_matter(sub, ref):
 
 
 @pytest.mark.points(1)
-def test_does_not_see_the_future(sub, ref):
+def test_gpt_does_not_see_the_future(sub, ref):
     """GPT 不看未来：改后面的字，前面的 logits 不变 / the GPT does not see the future: later tokens never change earlier logits"""
     T, cut = 6, pick(124, 4, 2, 3, 5)
     state, idx = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=125), randint(V, 2, T, seed=126)
@@ -87,7 +87,7 @@ def test_full_block_and_one_position(sub, ref):
 
 
 @pytest.mark.points(2)
-def test_gradients(sub, ref):
+def test_gpt_gradients(sub, ref):
     """梯度传到 GPT 的每个参数 / gradients reach every parameter of the GPT"""
     state, idx = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=133), randint(V, 2, 5, seed=134)
     what = t("GPT 各参数的梯度（两张嵌入表、blocks、ln_f、lm_head）", "the gradients of the GPT's parameters (both embedding tables, blocks, ln_f, lm_head)")
@@ -116,7 +116,7 @@ def test_generate_crops_a_long_idx(sub, ref):
     state = successor_state(V, N_EMBD, N_LAYER, BLOCK, cycle(randn(V, seed=138).argsort()), seed=139)
     idx = randint(V, 2, T, seed=140)
     what = t(f"generate(idx, {new})，idx 形状 (2, {T})，比 block_size = {BLOCK} 长", f"generate(idx, {new}), idx of shape (2, {T}), longer than block_size = {BLOCK}")
-    expect_close(
+    expect_tokens(
         generate(sub, state, idx, new),
         generate(ref, state, idx, new),
         what=what,
@@ -149,7 +149,7 @@ def test_generate_samples_with_multinomial(sub, ref):
         f"generate(idx, 6)，idx 形状 (4, 2)；每一步字 {choices[0]} 和 {choices[1]} 的概率都是 1/2，其他字是 0（和参考答案用同样的随机数）",
         f"generate(idx, 6), idx of shape (4, 2); at every step tokens {choices[0]} and {choices[1]} have probability 1/2 each, the others 0 (with the reference's random numbers)",
     )
-    expect_close(
+    expect_tokens(
         generate(sub, state, idx, 6, seed=draw_seed),
         generate(ref, state, idx, 6, seed=draw_seed),
         what=what,

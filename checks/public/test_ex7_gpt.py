@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.checking import expect, expect_close, expect_parts, fmt, pick, randint, randn, t
+from grader.checking import expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, bias_only_state, cycle, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, successor_state
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 11, 12, 3, 2, 8
@@ -103,7 +103,7 @@ def test_worked_example_counting(sub, ref):
     )
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, 6]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, 6]], standins=GPT_STANDINS, method="generate").outs[0]
-    expect_close(got, want, what=what, diagnoses=generate_diagnoses(state, idx, 6))
+    expect_tokens(got, want, what=what, diagnoses=generate_diagnoses(state, idx, 6))
 
 
 @pytest.mark.points(2)
@@ -114,9 +114,9 @@ def test_generate_continues_from_the_last_position(sub, ref):
     state = successor_state(V, N_EMBD, N_LAYER, BLOCK, successor, seed=111)
     idx = randint(V, 3, T, seed=112)
     what = t(
-        f"generate(idx, {new})，idx 形状 (3, {T})，一个在每个字后面一定写同一个字的 {GPT_NAME}（后继表 {successor}），写到超过 block_size = {BLOCK}",
-        f"generate(idx, {new}), idx of shape (3, {T}), with a {GPT_NAME} that always writes the same token after each token (successors {successor}), past block_size = {BLOCK}",
+        f"generate(idx, {new})，idx 形状 (3, {T})，一个在字 t 后面一定写 successors[t] 的 {GPT_NAME}（successors = {successor}），写到超过 block_size = {BLOCK}",
+        f"generate(idx, {new}), idx of shape (3, {T}), with a {GPT_NAME} that always writes successors[t] after the token t (successors = {successor}), past block_size = {BLOCK}",
     )
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
-    expect_close(got, want, what=what, diagnoses=generate_diagnoses(state, idx, new))
+    expect_tokens(got, want, what=what, diagnoses=generate_diagnoses(state, idx, new))
