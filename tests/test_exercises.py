@@ -100,6 +100,29 @@ def test_standins_are_the_tables(ex):
     assert set(e.standins) <= set(standins.BY_CONTRACT), f"{ex}: no stand-in in grader/standins.py for {set(e.standins) - set(standins.BY_CONTRACT)}"
 
 
+def test_packages_refuse_points_that_are_not_the_tables():
+    """The release and the Gradescope bundle grade the solutions first: a
+    grade whose checks are worth other points than the table's is named,
+    exercise by exercise (packaging.grade_solutions then builds nothing)."""
+    from grader.grading import Grade
+    from grader.packaging import points_drift
+    from grader.plugin import CheckResult
+
+    def grade():
+        results = []
+        for e in EXERCISES:
+            results.append(CheckResult(e.id, "p / p", "test_p", e.public, e.public, False, True))
+            results.append(CheckResult(e.id, "h / h", "test_h", e.hidden, e.hidden, True, True))
+        return Grade("solutions", results=results)
+
+    assert points_drift(grade()) == []
+    last = EXERCISES[-1]
+    drifted = grade()
+    drifted.results[-1].max_points += 1
+    assert points_drift(drifted) == [f"{last.id}: the hidden checks are worth {last.hidden + 1}, the table says {last.hidden}"]
+    assert len(points_drift(Grade("solutions", results=[]))) == 2 * len(EXERCISES)
+
+
 def test_only_exercises_with_standins_have_sibling_modules():
     assert set(standins.SIBLINGS) <= {e.id for e in EXERCISES if e.standins}
 
