@@ -199,7 +199,8 @@ def generate_by_hand(state: dict, idx: torch.Tensor, max_new_tokens: int, draw_s
     the first block_size tokens instead of the last."""
     block_size = state["position_embedding_table.weight"].shape[0]
     generator = None if draw_seed is None else torch.Generator().manual_seed(draw_seed + 1)
-    for _ in range(max_new_tokens):
+    end = idx.shape[1] + max_new_tokens
+    while idx.shape[1] < end:
         window = idx[:, -block_size:] if crop == "last" else idx[:, :block_size]
         probs = torch.softmax(gpt_by_hand(state, window)[:, position, :], dim=-1)  # (B, V)
         if generator is None:

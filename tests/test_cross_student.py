@@ -85,6 +85,7 @@ MISTAKES = {
     "ex4_masking": "ex4_masking__filled_with_zero",
     "ex5_head": "ex5_head__no_scaling",
     "ex6_block": "ex6_block__no_residuals",
+    "ex7_gpt": "ex7_gpt__no_ln_f",
 }
 
 # Sorted ids: the batch hands students out in this order.

@@ -45,6 +45,7 @@ WRONG_SETS = [
         "ex4_masking": "ex4_masking__filled_with_zero",
         "ex5_head": "ex5_head__scaled_by_n_embd",
         "ex6_block": "ex6_block__heads_in_plain_list",
+        "ex7_gpt": "ex7_gpt__first_position_logits",
     },
     {
         "ex0_weighted_sum": "ex0_weighted_sum__no_softmax",
@@ -54,6 +55,7 @@ WRONG_SETS = [
         "ex4_masking": "ex4_masking__minus_1e9",
         "ex5_head": "ex5_head__linear_with_bias",
         "ex6_block": "ex6_block__post_norm",
+        "ex7_gpt": "ex7_gpt__loss_summed",
     },
 ]
 CHECK_BROKE = ("please tell your teacher", "检查本身出错", "no recorded reference answer")
