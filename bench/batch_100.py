@@ -34,7 +34,7 @@ WRONG = os.path.join(ROOT, "tests", "catalogue", "wrong")
 ATTACKS = os.path.join(ROOT, "tests", "attacks")
 sys.path.insert(0, ROOT)
 
-from grader.exercises import IDS  # noqa: E402
+from grader.exercises import IDS, TOTAL  # noqa: E402
 
 # Attacks that fail fast (no waiting for a time limit, no new zygote): a
 # class has a few cheaters, not a few who each cost a minute.
@@ -116,11 +116,11 @@ def main() -> None:
         import_cpu = statistics.median(c for _, _, c in bare_runs)
         with open(os.path.join(out, "grades.csv"), encoding="utf-8", newline="") as f:
             rows = list(csv.DictReader(f))
-        full = sum(float(r["total"]) == 100 for r in rows)
+        full = sum(float(r["total"]) == TOTAL for r in rows)
         b = statistics.median(imports)
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"class:                   {len(rows)} students ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}); {full} scored 100")
+        print(f"class:                   {len(rows)} students ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}); {full} scored {TOTAL}")
         print(f"import torch:            median {b:.2f} s over {len(imports)} runs")
         print(f"batch of {len(rows)}:            {wall:.2f} s ({proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ''})")
         print(f"gradebook.db written:    {os.path.exists(os.path.join(out, 'gradebook.db'))}")
