@@ -229,3 +229,26 @@ def test_works_in_a_student_release(tmp_path):
     assert LOSS.search(proc.stdout)
     assert "评分 / grader: " in proc.stdout and "公开检查 / public checks" in proc.stdout and "丢分" not in proc.stdout, proc.stdout
     assert (tmp_path / "written" / "samples.txt").is_file()
+
+
+# - the weights the docs show -
+
+
+def test_the_docs_weights_load_into_the_solutions_and_reach_their_loss():
+    """docs/figures/gpt_trained.pt (made by python docs/figures/gpt_trained.py) is what tox -e write
+    trains with its defaults on the solutions; the docs compute everything they show from it."""
+    path = Path(ROOT) / "docs" / "figures" / "gpt_trained.pt"
+    assert path.stat().st_size <= 2 * 1024 * 1024
+    check = (
+        "import sys; sys.path.insert(0, 'docs')\n"
+        "from figures import gpt_trained\n"
+        "from write import training\n"
+        "model, vocab, text, settings, history = gpt_trained.trained()\n"  # loads into the solutions' GPT, strictly
+        "assert settings == training.Settings(), settings\n"
+        "print(*gpt_trained.losses(), history.before, history.after)\n"  # raises unless they agree
+    )
+    proc = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    before, after, saved_before, saved_after = map(float, proc.stdout.split())
+    assert abs(after - saved_after) < 1e-3 and abs(before - saved_before) < 1e-3
+    assert after < before / 4  # trained

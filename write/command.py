@@ -149,14 +149,5 @@ def _save(out, model, vocab, text, settings, history, prompt, samples) -> list[s
     with open(paths[0], "w", encoding="utf-8", newline="\n") as f:
         f.write(head + "".join(f"\n{s}\n" for s in samples))
     png.write_png(paths[1], png.loss_curve(history.step_losses, history.eval_steps, history.eval_losses))
-    torch.save(
-        {
-            "settings": settings.as_dict(),
-            "vocab": vocab.chars,
-            "text": text,
-            "history": vars(history),
-            "state_dict": model.state_dict(),
-        },
-        paths[2],
-    )
+    torch.save(training.checkpoint(model, vocab, text, settings, history), paths[2])
     return paths

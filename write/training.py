@@ -114,3 +114,24 @@ def write(model, vocab: Vocabulary, prompt: str, samples: int, length: int, seed
     model.eval()
     idx = torch.tensor([vocab.encode(prompt)] * samples, dtype=torch.long)  # (samples, len(prompt))
     return [vocab.decode(row) for row in model.generate(idx, length).tolist()]
+
+
+def checkpoint(model, vocab: Vocabulary, text: str, settings: Settings, history: History) -> dict:
+    """What ``model.pt`` holds: enough to build the model again and say how it was trained."""
+    return {
+        "settings": settings.as_dict(),
+        "vocab": vocab.chars,
+        "text": text,
+        "history": vars(history),
+        "state_dict": model.state_dict(),
+    }
+
+
+def from_checkpoint(saved: dict, GPT):
+    """(model, vocab, text, settings, history) from ``checkpoint``'s dict, the weights loaded into ``GPT``."""
+    settings = Settings(**saved["settings"])
+    vocab = Vocabulary(saved["vocab"])
+    model = new_model(GPT, vocab, settings)
+    model.load_state_dict(saved["state_dict"])
+    return model.eval(), vocab, saved["text"], settings, History(**saved["history"])
+

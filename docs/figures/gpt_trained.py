@@ -1,0 +1,144 @@
+"""A GPT trained by ``tox -e write``'s own code on the reference solutions, shipped as weights.
+
+Training takes minutes, too long for every docs build, so the weights are
+made once, by
+
+    python docs/figures/gpt_trained.py     # retrains and rewrites docs/figures/gpt_trained.pt
+
+which runs ``write.training`` with the command's default settings (its seed,
+one thread) on ``solutions/`` and the corpus of ``write/corpus.txt``, and
+saves what ``tox -e write`` saves as ``model.pt``: the weights, the settings,
+the text and the loss along the way. The build loads the weights into the
+solutions' GPT and computes every number, sample and weight shown from them;
+the start of the training is trained again at build time and must agree with
+the saved loss. tests/test_write.py checks that the weights still load and
+reach the loss they were saved with.
+"""
+import contextlib
+import functools
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+for _path in (ROOT, ROOT / "solutions"):  # as docs/conf.py puts them, when run as a script
+    if str(_path) not in sys.path:
+        sys.path.append(str(_path))
+
+from ex2_scores import attention_scores  # noqa: E402
+from ex3_scaling import scale_scores  # noqa: E402
+from ex4_masking import causal_weights  # noqa: E402
+from ex7_gpt import GPT  # noqa: E402
+
+from write import corpus, training  # noqa: E402
+from write.command import DEFAULT_PROMPT, LENGTH, SAMPLES  # noqa: E402
+
+PATH = Path(__file__).with_name("gpt_trained.pt")
+EARLY_STEPS = 100  # "after a few steps": trained again at every build
+SENTENCE = "每个位置只能参考它自己和它前面的字"  # a sentence of the course (ex4), read by the trained heads
+
+
+@contextlib.contextmanager
+def one_thread():
+    """As the command trains: one thread, which a loaded machine does not slow down many times over."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+@functools.lru_cache
+def trained():
+    """(model, vocab, text, settings, history) of the shipped weights, in eval mode."""
+    saved = torch.load(PATH, weights_only=True)
+    with torch.random.fork_rng():  # building the model seeds torch: the pages' own random numbers stay theirs
+        return training.from_checkpoint(saved, GPT)
+
+
+def data() -> torch.Tensor:
+    model, vocab, text, settings, history = trained()
+    return torch.tensor(vocab.encode(text), dtype=torch.long)
+
+
+@functools.lru_cache
+def losses() -> tuple[float, float]:
+    """The loss of the untrained model (the seed's first weights) and of the trained one, measured now.
+    Each must be the one saved with the weights: they are what the curve shows."""
+    model, vocab, text, settings, history = trained()
+    with one_thread(), torch.random.fork_rng():
+        before = training.measure(training.new_model(GPT, vocab, settings), data(), settings)
+        after = training.measure(model, data(), settings)
+    for name, now, saved in (("untrained", before, history.before), ("trained", after, history.after)):
+        if abs(now - saved) > 1e-3:
+            raise AssertionError(f"the {name} loss is {now:.4f} now, {saved:.4f} when the weights were saved: retrain them")
+    return before, after
+
+
+@functools.lru_cache
+def early():
+    """The model after EARLY_STEPS steps, trained now by the same code, and the loss of each step;
+    the losses must be those the shipped training saw (the same seed gives the same batches)."""
+    model, vocab, text, settings, history = trained()
+    short = training.Settings(**{**settings.as_dict(), "steps": EARLY_STEPS, "evals": 1})  # the step losses are what is compared
+    with one_thread(), torch.random.fork_rng():
+        model_early, _, history_early = training.train(GPT, text, short)
+    drift = max(abs(a - b) for a, b in zip(history_early.step_losses, history.step_losses))
+    if drift > 0.05:
+        raise AssertionError(f"training again gives step losses {drift:.3f} away from the saved ones: retrain the weights")
+    return model_early.eval(), history_early
+
+
+def samples(model, seed: int) -> list[str]:
+    """What ``tox -e write`` prints: SAMPLES texts of LENGTH characters after its default prompt."""
+    _, vocab, _, settings, _ = trained()
+    with one_thread(), torch.random.fork_rng():
+        return training.write(model, vocab, DEFAULT_PROMPT, SAMPLES, LENGTH, seed)
+
+
+def attention(layer: int) -> torch.Tensor:
+    """(n_head, T, T): the weights each head of block ``layer`` gives while reading SENTENCE,
+    computed from its queries and keys with ex2-ex4 and checked against the head's output."""
+    model, vocab, text, settings, _ = trained()
+    if SENTENCE not in text:
+        raise AssertionError(f"{SENTENCE} is not a sentence of the text the model learned")
+    seen = {}
+    heads = model.blocks[layer].sa.heads
+    hooks = [h.register_forward_hook(lambda mod, args, out, k=k: seen.__setitem__(k, (args[0], out))) for k, h in enumerate(heads)]
+    try:
+        with torch.no_grad(), one_thread():
+            model(torch.tensor([vocab.encode(SENTENCE)]))
+            out = []
+            for k, head in enumerate(heads):
+                x, y = seen[k]  # the head's input (1, T, n_embd) and output (1, T, hs)
+                q, key, v = head.query(x), head.key(x), head.value(x)
+                wei = causal_weights(scale_scores(attention_scores(q, key), q.shape[-1]))  # (1, T, T)
+                if not torch.allclose(wei @ v, y, atol=1e-5):
+                    raise AssertionError("these weights do not give the head's output")
+                out.append(wei[0])
+    finally:
+        for h in hooks:
+            h.remove()
+    return torch.stack(out)
+
+
+def copied_share(samples: list[str], n: int = 4) -> float:
+    """The share of the written pieces of ``n`` characters (after the prompt) that the text holds as they are."""
+    text = trained()[2]
+    pieces = [s[i : i + n] for s in samples for i in range(len(DEFAULT_PROMPT), len(s) - n + 1)]
+    return sum(p in text for p in pieces) / len(pieces)
+
+
+def main() -> None:
+    torch.set_num_threads(1)
+    text = corpus.load()
+    settings = training.Settings()
+    model, vocab, history = training.train(GPT, text, settings)
+    torch.save(training.checkpoint(model, vocab, text, settings, history), PATH)
+    print(f"wrote {PATH.relative_to(ROOT)}: loss {history.before:.3f} -> {history.after:.3f}, {PATH.stat().st_size:,} bytes")
+
+
+if __name__ == "__main__":
+    main()
