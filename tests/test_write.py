@@ -5,9 +5,11 @@ code is named in both languages, and it works in a student release."""
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
+import time
 import zlib
 from pathlib import Path
 
@@ -252,3 +254,18 @@ def test_the_docs_weights_load_into_the_solutions_and_reach_their_loss():
     before, after, saved_before, saved_after = map(float, proc.stdout.split())
     assert abs(after - saved_after) < 1e-3 and abs(before - saved_before) < 1e-3
     assert after < before / 4  # trained
+
+
+def test_ctrl_c_stops_without_a_traceback(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "write", SOLUTIONS, "--steps", "100000", "--out", str(tmp_path / "out")],
+        cwd=ROOT, env={**env, "PYTHONDONTWRITEBYTECODE": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout.readline().startswith("训练 / training")  # training starts
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert "中断了 / interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

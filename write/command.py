@@ -38,6 +38,14 @@ def error(zh: str, en: str, code: int = 2) -> int:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        print("\n中断了 / interrupted", file=sys.stderr)
+        return 130
+
+
+def run(args) -> int:
     if args.steps < 1:
         return error("--steps 至少是 1", "--steps must be at least 1")
     if not os.path.isdir(args.folder):
@@ -68,11 +76,17 @@ def main(argv=None) -> int:
     # one the result does not depend on how many cores the machine has.
     torch.set_num_threads(1)
     grading = verdict.Grading(args.folder)
+    try:
+        return _train_and_write(args, modules["ex7_gpt"].GPT, text, settings, grading)
+    finally:
+        grading.stop()
+
+
+def _train_and_write(args, GPT, text, settings, grading) -> int:
     started = time.perf_counter()
     try:
-        model, vocab, history = _train(modules["ex7_gpt"].GPT, text, settings, args.folder)
+        model, vocab, history = _train(GPT, text, settings, args.folder)
     except student.NotReady as e:
-        grading.stop()
         print(f"{e.problem.zh}\n{e.problem.en}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - started

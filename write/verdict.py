@@ -69,7 +69,8 @@ def summary(results: dict) -> str:
 
 @torch.no_grad()
 def sees_the_future(model, vocab_size: int, block_size: int) -> bool:
-    """Whether changing one character changes the logits at any earlier position."""
+    """Whether changing one character changes the logits at any earlier position
+    (a model whose forward fails on one short sequence is not judged here)."""
     was_training = model.training
     model.eval()
     try:
@@ -82,6 +83,8 @@ def sees_the_future(model, vocab_size: int, block_size: int) -> bool:
             changed, _ = model(y)
             if not torch.allclose(logits[:, :t], changed[:, :t], atol=1e-5, rtol=1e-4):
                 return True
+        return False
+    except Exception:  # noqa: BLE001 - the student's forward; the grader's line says what is wrong
         return False
     finally:
         model.train(was_training)

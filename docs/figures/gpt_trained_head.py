@@ -23,18 +23,20 @@ def focused(w: torch.Tensor, share: float = 0.5) -> int:
     return int((w[1:].max(dim=-1).values > share).sum())
 
 
-def heatmap(ax, w: torch.Tensor, title: str, fontsize: int = 10) -> None:
+def heatmap(ax, w: torch.Tensor, title: str, fontsize: int = 10):
     s = gpt_trained.SENTENCE
-    ax.imshow(w, cmap="Purples", vmin=0, vmax=1)
+    image = ax.imshow(w, cmap="Purples", vmin=0, vmax=1)
     ax.set_xticks(range(len(s)), list(s), fontsize=fontsize)
     ax.set_yticks(range(len(s)), list(s), fontsize=fontsize)
     ax.set_title(title, fontsize=10)
+    return image
 
 
 def draw():
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
-    heatmap(ax, weights(), f"第 {LAYER + 1} 块第 {HEAD + 1} 个头，训练后 / block {LAYER + 1}, head {HEAD + 1}, trained")
+    image = heatmap(ax, weights(), f"第 {LAYER + 1} 块第 {HEAD + 1} 个头，训练后 / block {LAYER + 1}, head {HEAD + 1}, trained")
     ax.set_xlabel("被关注的字 / attended to")
     ax.set_ylabel("正在读的字 / reading")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="权重 / weight")
     fig.tight_layout()
     return fig
