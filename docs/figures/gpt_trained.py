@@ -35,7 +35,7 @@ from write import corpus, training  # noqa: E402
 from write.command import DEFAULT_PROMPT, LENGTH, SAMPLES  # noqa: E402
 
 PATH = Path(__file__).with_name("gpt_trained.pt")
-EARLY_STEPS = 100  # "after a few steps": trained again at every build
+EARLY_STEPS = 50  # "after a few steps": trained again at every build
 SENTENCE = "每个位置只能参考它自己和它前面的字"  # a sentence of the course (ex4), read by the trained heads
 
 
