@@ -53,8 +53,10 @@ def catalogue_students() -> dict:
     tests/catalogue/right/ for every exercise that has one, and the reference
     solution for the rest. No two students share a variant, so nobody copied
     anybody; what they share is what the course gave them (stubs, reference)
-    and what the exercises dictate."""
-    variants = {ex: sorted(glob.glob(os.path.join(RIGHT, ex + "__*.py"))) for ex in IDS}
+    and what the exercises dictate. Variants that paste a sibling exercise's
+    classes into the file are left out: they paste the same code (one
+    template, written by one author), so two of them are not independent."""
+    variants = {ex: sorted(p for p in glob.glob(os.path.join(RIGHT, ex + "__*.py")) if "__pasted" not in p) for ex in IDS}
     reference = {ex: _without_markers(_read(os.path.join(SOLUTIONS, ex + ".py"))) for ex in IDS}
     count = max(len(v) for v in variants.values())
     return {
