@@ -29,6 +29,8 @@ extensions = [
     "exercise_list",
     "teacher_edition",
     "weighted_sum_slider",
+    "questions",
+    "experiment",
     "cli_help",
     "chinese_search",
 ]
