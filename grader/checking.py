@@ -167,14 +167,19 @@ def expect_close(
 ) -> None:
     """Fail unless ``got`` has ``want``'s shape, dtype and values.
 
-    ``diagnoses`` is a list of (tensor, Text): what a usual mistake would have
-    produced, with what to say about it. A hint is shown only when ``got``
-    matches one (shape, dtype and values); otherwise the failure says in
-    general terms what differs."""
+    ``diagnoses`` is a list of (tensor, Text), or a function that returns
+    one: what a usual mistake would have produced, with what to say about it.
+    A function is called only when ``got`` is wrong (a GPT run by hand for
+    every diagnosis costs more than the check itself: right answers, most of
+    a class's, need none). A hint is shown only when ``got`` matches one
+    (shape, dtype and values); otherwise the failure says in general terms
+    what differs."""
     same_shape = tuple(got.shape) == tuple(want.shape)
     if same_shape and (got.dtype == want.dtype or not check_dtype):
         if torch.allclose(got.to(want.dtype), want, atol=atol, rtol=rtol, equal_nan=True):
             return
+    if callable(diagnoses):
+        diagnoses = diagnoses()
     hint = None
     for alt, alt_hint in diagnoses:
         if (

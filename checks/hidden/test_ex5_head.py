@@ -27,7 +27,7 @@ def test_head_wider_than_input(sub, ref):
         sub.module("Head", init=init, state=state, inputs=[x]).outs[0],
         ref.module("Head", init=init, state=state, inputs=[x]).outs[0],
         what=t("Head(n_embd=6, head_size=10, block_size=16)，x 形状 (4, 12, 6)", "Head(n_embd=6, head_size=10, block_size=16) on x of shape (4, 12, 6)"),
-        diagnoses=[
+        diagnoses=lambda: [
             (by_hand(state, x, scale=6**-0.5), t("你按 n_embd（x.shape[-1]）缩放了；要按 head_size（k.shape[-1]）。", "You scaled by n_embd (x.shape[-1]); scale by head_size (k.shape[-1]).")),
             (by_hand(state, x, values=False), t("你对 x 加权求和了；要对值 v = value(x) 加权求和（sum the values v）。", "You summed x; sum the values v = value(x).")),
             (by_hand(state, x, mask=False), t("没有掩码：这个头看见了未来（sees the future）。", "There is no mask: the head sees the future.")),

@@ -29,7 +29,7 @@ def test_many_heads(sub, ref):
         got.outs[0],
         want.outs[0],
         what=what,
-        diagnoses=[(backwards, t("各头拼接的顺序反了：按 heads 的顺序拼接。", "The heads are concatenated in reverse: concatenate in the order of heads."))],
+        diagnoses=lambda: [(backwards, t("各头拼接的顺序反了：按 heads 的顺序拼接。", "The heads are concatenated in reverse: concatenate in the order of heads."))],
     )
 
 
@@ -98,7 +98,7 @@ def test_block_does_not_see_the_future(sub, ref):
         a,
         ref.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS).outs[0],
         what=t("Block(8, 2, 8)，x 形状 (2, 7, 8)", "Block(8, 2, 8) on x of shape (2, 7, 8)"),
-        diagnoses=[
+        diagnoses=lambda: [
             (
                 block_by_hand(state, x, 2, 8, norm_dims=(-2, -1)),
                 t("层归一化在 T 和 C 两维上求了平均：LayerNorm 只在最后一维（n_embd）上归一化（last dim only）。", "Layer norm averaged over T and C: LayerNorm normalises over the last dim only (n_embd)."),

@@ -40,7 +40,7 @@ def test_position_embeddings_matter(sub, ref):
         logits,
         forward(ref, state, [idx]).outs[0][0],
         what=what,
-        diagnoses=[
+        diagnoses=lambda: [
             (gpt_by_hand(state, idx, "no_position"), t("没有位置嵌入：要把 position_embedding_table(torch.arange(T)) 加到词嵌入上。", "There is no position embedding: add position_embedding_table(torch.arange(T)) to the token embeddings.")),
             (gpt_by_hand(state, idx, "position_from_idx"), t("位置嵌入是用字的编号 idx 查的：要用位置 torch.arange(T)。", "The position embeddings are looked up with the token ids idx: look them up with the positions, torch.arange(T).")),
         ],
@@ -120,7 +120,7 @@ def test_generate_crops_a_long_idx(sub, ref):
         generate(sub, state, idx, new),
         generate(ref, state, idx, new),
         what=what,
-        diagnoses=[(generate_by_hand(state, idx, new, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:]."))],
+        diagnoses=lambda: [(generate_by_hand(state, idx, new, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:]."))],
     )
     # Tokens before the window change nothing: with the same random numbers
     # (two requests, the same seed) the same text follows.
@@ -153,5 +153,5 @@ def test_generate_samples_with_multinomial(sub, ref):
         generate(sub, state, idx, 6, seed=draw_seed),
         generate(ref, state, idx, 6, seed=draw_seed),
         what=what,
-        diagnoses=[(generate_by_hand(state, idx, 6), t("每次都取了概率最大的字：要用 torch.multinomial(probs, num_samples=1) 抽样。", "It always takes the most likely token: draw with torch.multinomial(probs, num_samples=1)."))],
+        diagnoses=lambda: [(generate_by_hand(state, idx, 6), t("每次都取了概率最大的字：要用 torch.multinomial(probs, num_samples=1) 抽样。", "It always takes the most likely token: draw with torch.multinomial(probs, num_samples=1)."))],
     )

@@ -38,7 +38,7 @@ def test_worked_example(sub, ref):
             "weighted_sum([2, 1, 0], [[1, 0], [0, 2], [2, 2]]): weights about [0.665, 0.245, 0.090]",
         ),
         atol=1e-4,
-        diagnoses=[(no_softmax(scores, VALUES), NO_SOFTMAX), (VALUES.sum(0), UNWEIGHTED), (VALUES.mean(0), IGNORES_SCORES)],
+        diagnoses=lambda: [(no_softmax(scores, VALUES), NO_SOFTMAX), (VALUES.sum(0), UNWEIGHTED), (VALUES.mean(0), IGNORES_SCORES)],
     )
 
 
@@ -52,7 +52,7 @@ def test_equal_scores_average(sub, ref):
         ref.weighted_sum(equal, values),
         what=t("每一行的分数都相同：结果是 values 的平均", "every row's scores are equal: the result is the mean of values"),
         atol=1e-4,
-        diagnoses=[(no_softmax(equal, values), NO_SOFTMAX), (values.sum(-2), UNWEIGHTED)],
+        diagnoses=lambda: [(no_softmax(equal, values), NO_SOFTMAX), (values.sum(-2), UNWEIGHTED)],
     )
     raised = equal.clone()
     raised[:, 1] += 3.0
@@ -61,7 +61,7 @@ def test_equal_scores_average(sub, ref):
         ref.weighted_sum(raised, values),
         what=t("同样的分数，但位置 1 的分数高 3：结果偏向位置 1 的值", "the same scores with position 1 raised by 3: the result moves towards position 1's value"),
         atol=1e-4,
-        diagnoses=[(values.mean(-2), IGNORES_SCORES), (no_softmax(raised, values), NO_SOFTMAX), (by_sum(raised, values), BY_SUM)],
+        diagnoses=lambda: [(values.mean(-2), IGNORES_SCORES), (no_softmax(raised, values), NO_SOFTMAX), (by_sum(raised, values), BY_SUM)],
     )
 
 
@@ -75,7 +75,7 @@ def test_batched_random(sub, ref):
         sub.weighted_sum(scores, values),
         ref.weighted_sum(scores, values),
         what=t("scores (4, 5)、values (4, 5, 3) 的随机输入", "random scores (4, 5) and values (4, 5, 3)"),
-        diagnoses=[
+        diagnoses=lambda: [
             (wrong_dim, t("你在第 0 维上做了 softmax：应该是 dim=-1。", "You took softmax over dim 0: it must be dim=-1.")),
             (no_softmax(scores, values), NO_SOFTMAX),
             (values.mean(-2), IGNORES_SCORES),

@@ -23,7 +23,7 @@ def test_matrix_values(sub, ref):
     # A teacher's grading never asks for a T this file asks for in the student's own run (4, 7).
     T = pick(1, 4, 5, 6, 9, 10, 12)
     want = ref.averaging_matrix(T)
-    expect_close(sub.averaging_matrix(T), want, what=t(f"averaging_matrix({T})", f"averaging_matrix({T})"), diagnoses=matrix_diagnoses(want))
+    expect_close(sub.averaging_matrix(T), want, what=t(f"averaging_matrix({T})", f"averaging_matrix({T})"), diagnoses=lambda: matrix_diagnoses(want))
 
 
 @pytest.mark.points(1)
@@ -48,7 +48,7 @@ def test_rows_sum_to_one_no_future(sub, ref):
         diagnosed=True,
     )
     want = ref.averaging_matrix(T)
-    expect_close(w, want, what=t(f"averaging_matrix({T}) 的数值", f"the values of averaging_matrix({T})"), diagnoses=matrix_diagnoses(want))
+    expect_close(w, want, what=t(f"averaging_matrix({T}) 的数值", f"the values of averaging_matrix({T})"), diagnoses=lambda: matrix_diagnoses(want))
 
 
 @pytest.mark.points(2)
@@ -59,7 +59,7 @@ def test_average_past_random(sub, ref):
         sub.average_past(x),
         ref.average_past(x),
         what=t("average_past(x)，x 的形状为 (2, 5, 3)", "average_past(x) with x of shape (2, 5, 3)"),
-        diagnoses=[
+        diagnoses=lambda: [
             (x.mean(1, keepdim=True).expand_as(x), t("你对所有位置取了平均，包括未来的位置。", "You averaged over all positions, the future included.")),
             (ref.averaging_matrix(5).T @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x.")),
         ],

@@ -23,7 +23,7 @@ def test_small_example(sub, ref):
         sub.attention_scores(q, k),
         want,
         what=t("q = [[1, 0], [1, 1]]，k = [[3, 1], [0, 2]]", "q = [[1, 0], [1, 1]], k = [[3, 1], [0, 2]]"),
-        diagnoses=diagnoses(q, k, want),
+        diagnoses=lambda: diagnoses(q, k, want),
     )
 
 
@@ -36,5 +36,5 @@ def test_random_batch(sub, ref):
         sub.attention_scores(q, k),
         want,
         what=t("q、k 的形状都是 (B, T, hs) = (2, 5, 3)", "q and k of shape (B, T, hs) = (2, 5, 3)"),
-        diagnoses=diagnoses(q, k, want),
+        diagnoses=lambda: diagnoses(q, k, want),
     )

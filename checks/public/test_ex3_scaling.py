@@ -21,7 +21,7 @@ def test_example(sub, ref):
         sub.scale_scores(scores, 16),
         ref.scale_scores(scores, 16),
         what=t("scale_scores([[8, -4]], head_size=16)：除以 √16 = 4", "scale_scores([[8, -4]], head_size=16): divide by √16 = 4"),
-        diagnoses=diagnoses(scores, 16)[:2],
+        diagnoses=lambda: diagnoses(scores, 16)[:2],
     )
 
 
@@ -34,5 +34,5 @@ def test_uses_head_size_not_shape(sub, ref):
         sub.scale_scores(scores, head_size),
         ref.scale_scores(scores, head_size),
         what=t(f"scores 形状 (2, 5, 5)，head_size = {head_size}", f"scores of shape (2, 5, 5) with head_size = {head_size}"),
-        diagnoses=diagnoses(scores, head_size),
+        diagnoses=lambda: diagnoses(scores, head_size),
     )

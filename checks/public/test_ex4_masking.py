@@ -33,7 +33,7 @@ def test_mask_of_ones(sub, ref):
         sub.causal_mask(scores),
         want,
         what=t("causal_mask(torch.ones(3, 3))", "causal_mask(torch.ones(3, 3))"),
-        diagnoses=[
+        diagnoses=lambda: [
             (torch.tril(scores), FILLED_WITH_ZERO),
             (want.transpose(-2, -1), TRIL_TRIU),
             (scores.masked_fill(future(3), -1e9), t("你用了 -1e9 之类的大负数；约定是 float('-inf')。", "You used a large negative number such as -1e9; the convention here is float('-inf').")),
@@ -47,7 +47,7 @@ def test_weights_rows_and_future(sub, ref):
     scores = randn(2, 5, 5, seed=41)
     w = sub.causal_weights(scores)
     want = ref.causal_weights(scores)
-    expect_close(w, want, what=t("causal_weights(scores)，scores 形状 (2, 5, 5)", "causal_weights(scores) with scores of shape (2, 5, 5)"), diagnoses=weight_diagnoses(scores, want))
+    expect_close(w, want, what=t("causal_weights(scores)，scores 形状 (2, 5, 5)", "causal_weights(scores) with scores of shape (2, 5, 5)"), diagnoses=lambda: weight_diagnoses(scores, want))
     # (Equal to the reference within tolerance; these hold exactly for the right answer.)
     expect(
         bool((w[:, future(5)] == 0).all()),
@@ -70,5 +70,5 @@ def test_weights_any_batch_dims(sub, ref):
             sub.causal_weights(scores),
             want,
             what=t(f"causal_weights(scores)，scores 形状 {shape}", f"causal_weights(scores) with scores of shape {shape}"),
-            diagnoses=weight_diagnoses(scores, want),
+            diagnoses=lambda: weight_diagnoses(scores, want),
         )

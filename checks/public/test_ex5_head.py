@@ -38,7 +38,7 @@ def test_output_matches(sub, ref):
             f"Head({N_EMBD}, {HS}, {BLOCK})，x 形状 (2, 5, {N_EMBD})，eval 模式",
             f"Head({N_EMBD}, {HS}, {BLOCK}) on x of shape (2, 5, {N_EMBD}), eval mode",
         ),
-        diagnoses=[
+        diagnoses=lambda: [
             (by_n_embd, t("你按 n_embd（C）缩放了；要按 head_size 缩放。", "You scaled by n_embd (C); scale by head_size.")),
             (unscaled, t("你没有缩放分数：乘以 head_size ** -0.5。", "The scores are not scaled: multiply by head_size ** -0.5.")),
         ],

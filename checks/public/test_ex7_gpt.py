@@ -50,7 +50,7 @@ def test_logits(sub, ref):
     want = ref.module("GPT", init=INIT, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True)
     expect_parts(got, want, what)
     logits, loss = logits_and_loss(got.outs[0], what)
-    expect_close(logits, want.outs[0][0], what=what, diagnoses=forward_diagnoses(state, idx))
+    expect_close(logits, want.outs[0][0], what=what, diagnoses=lambda: forward_diagnoses(state, idx))
     expect(
         loss is None,
         what,
@@ -82,7 +82,7 @@ def test_loss_over_every_position(sub, ref):
         loss,
         want_loss,
         what=t(what.zh + "（loss）", what.en + " (the loss)"),
-        diagnoses=[
+        diagnoses=lambda: [
             (F.cross_entropy(flat, flat_targets, reduction="sum"), t("loss 是总和：cross_entropy 默认对所有位置取平均，不要 reduction='sum'。", "The loss is a sum: cross_entropy averages over every position by default; no reduction='sum'.")),
             (F.cross_entropy(want_logits[:, -1, :], targets[:, -1]), t("只算了最后一个位置的 loss：训练时每个位置都预测下一个字，要把 (B, T) 个位置都算进去。", "The loss is the last position's only: in training every position predicts its next token, so all B * T positions count.")),
             (F.cross_entropy(F.softmax(flat, dim=-1), flat_targets), t("交叉熵算在 softmax 之后的概率上：F.cross_entropy 要的是 logits，它自己做 softmax。", "The cross-entropy is taken of probabilities after softmax: F.cross_entropy takes the logits and does the softmax itself.")),
@@ -103,7 +103,7 @@ def test_worked_example_counting(sub, ref):
     )
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, 6]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, 6]], standins=GPT_STANDINS, method="generate").outs[0]
-    expect_tokens(got, want, what=what, diagnoses=generate_diagnoses(state, idx, 6))
+    expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, 6))
 
 
 @pytest.mark.points(2)
@@ -119,4 +119,4 @@ def test_generate_continues_from_the_last_position(sub, ref):
     )
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
-    expect_tokens(got, want, what=what, diagnoses=generate_diagnoses(state, idx, new))
+    expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, new))
