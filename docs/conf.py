@@ -22,6 +22,7 @@ extensions = [
     "myst_parser",
     "bilingual",
     "computed",
+    "student_code_note",
     "figure_gen",
     "glossary_data",
     "grader_output",
