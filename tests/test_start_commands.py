@@ -1,0 +1,169 @@
+"""Every command on the start page works as written: in a fresh copy of the
+project (its tracked files, as a clone has them) and in the student edition
+(``python -m grader release``).
+
+The commands are read from the page's code blocks (```bash fences and
+indented blocks, in either language). tox itself is not run (it would install
+torch): ``tox -e grade -- ARGS`` becomes the grade environment's command from
+that folder's own tox.ini, and ``tox exec -e grade -- CMD`` becomes CMD, each
+run with this interpreter (which has torch), the folder as working directory
+and ``PYTHONPATH`` set as the environment sets it. Commands that need the
+network or change the machine are listed in ``NOT_RUN``; any other command the
+test cannot map fails it, so a new command on the page cannot go untested.
+"""
+import configparser
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from docs_site import DOCS, ROOT, markdown_tokens
+
+from grader.exercises import IDS
+
+START = DOCS / "start.md"
+SHELL_FENCES = {"bash", "sh", "shell", "console"}
+
+# Installing tox, and the first run that downloads torch from PyTorch's index.
+NOT_RUN = {
+    "python -m pip install tox",
+    "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade",
+}
+
+# What a student types into the interactive Python of ``python -i``: the ex0
+# page's example, which runs their (here: unfinished) weighted_sum.
+TYPED = "import torch\nfrom ex0_weighted_sum import weighted_sum\nweighted_sum(torch.zeros(3), torch.eye(3))\n"
+
+
+def page_commands(path: Path = START) -> list[str]:
+    """The shell commands of the page's code blocks, each once, in page order,
+    comments dropped and spacing normalised (``shlex.join``)."""
+    found: list[str] = []
+
+    def walk(tokens):
+        for tok in tokens:
+            info = tok.info.strip() if tok.type in ("fence", "colon_fence") else ""
+            if tok.type == "code_block" or (tok.type == "fence" and info in SHELL_FENCES):
+                for line in tok.content.splitlines():
+                    argv = shlex.split(line, comments=True)
+                    if argv and shlex.join(argv) not in found:
+                        found.append(shlex.join(argv))
+            elif tok.type == "colon_fence":
+                walk(markdown_tokens(tok.content))
+
+    walk(markdown_tokens(path.read_text(encoding="utf-8")))
+    return found
+
+
+def as_run(command: str, folder: Path) -> list[str]:
+    """The command line that ``command`` runs inside tox's grade environment of ``folder``."""
+    argv = shlex.split(command)
+    if argv[:3] == ["tox", "-e", "grade"]:
+        assert len(argv) == 3 or argv[3] == "--", command
+        posargs = argv[4:]
+        config = configparser.ConfigParser(interpolation=None)
+        config.read(folder / "tox.ini", encoding="utf-8")
+        out = []
+        for word in shlex.split(config["testenv:grade"]["commands"]):
+            m = re.fullmatch(r"\{posargs(?::(.*))?\}", word)
+            out += (posargs or shlex.split(m.group(1) or "")) if m else [word]
+    elif argv[:5] == ["tox", "exec", "-e", "grade", "--"]:
+        out = argv[5:]
+    else:
+        raise AssertionError(f"the test does not know how to run {command!r}: map it here, or add it to NOT_RUN")
+    assert out[0] == "python", command
+    return [sys.executable, *out[1:]]
+
+
+def run(command: str, folder: Path) -> subprocess.CompletedProcess:
+    """``command`` in a fresh copy of ``folder``, as tox's grade environment runs it."""
+    work = folder.parent / f"{folder.name}-{zlib.crc32(command.encode()):08x}"
+    shutil.copytree(folder, work)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONPATH=str(work), PYTHONDONTWRITEBYTECODE="1")  # tox.ini: PYTHONPATH = {tox_root}
+    argv = as_run(command, work)
+    proc = subprocess.run(argv, cwd=work, env=env, input=TYPED if "-i" in argv else "",
+                          capture_output=True, text=True, timeout=300)
+    proc.work = work
+    return proc
+
+
+def clone(out: Path) -> Path:
+    """The project's tracked files, as they are now, in ``out``."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: no way to tell a clone's files")
+    for rel in filter(None, listed.stdout.split("\0")):
+        src = ROOT / rel
+        if src.is_file():  # a tracked file deleted in the working tree is not in the copy either
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, out / rel)
+    return out
+
+
+def release(out: Path) -> Path:
+    out.mkdir()
+    proc = run_cli("release", "--out", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+COMMANDS = [c for c in page_commands() if c not in NOT_RUN]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict:
+    """(edition, command) -> the finished process; all of them run side by side."""
+    folders = {"clone": clone(tmp_path_factory.mktemp("clone") / "course"),
+               "release": release(tmp_path_factory.mktemp("release") / "attention")}
+    jobs = [(edition, command) for edition in folders for command in COMMANDS]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        done = pool.map(lambda job: run(job[1], folders[job[0]]), jobs)
+        return dict(zip(jobs, done))
+
+
+def test_the_page_has_the_commands_we_expect():
+    commands = page_commands()
+    assert NOT_RUN <= set(commands), f"NOT_RUN lists commands the page no longer has: {NOT_RUN - set(commands)}"
+    assert any(c.startswith("tox -e grade") for c in COMMANDS)
+    assert any(c.startswith("tox exec -e grade -- python experiments/") for c in COMMANDS)
+    assert any(" -i " in c for c in COMMANDS)  # the way to try the examples
+
+
+def test_page_commands_reads_fences_and_indented_blocks(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(":::{zh}\n说明：\n\n    python -m pip install tox\n:::\n\n"
+                    "```bash\ntox -e grade   # all\ntox -e grade   # again\n```\n\n```text\nnot a command\n```\n",
+                    encoding="utf-8")
+    assert page_commands(page) == ["python -m pip install tox", "tox -e grade"]
+
+
+@pytest.mark.parametrize("edition", ["clone", "release"])
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: re.sub(r"\W+", "-", c).strip("-")[:50])
+def test_command_works(results, edition, command):
+    proc = results[edition, command]
+    said = proc.stdout + proc.stderr
+    argv = shlex.split(command)
+    assert proc.returncode == 0, said
+    assert (proc.stderr if "-i" in argv else proc.stdout).strip(), said  # python -i prompts on stderr
+    if argv[:3] == ["tox", "-e", "grade"]:
+        # The folders hold the stubs: graded, they are "not implemented yet", which is not an error.
+        assert "尚未完成" in proc.stdout and "not implemented yet" in proc.stdout, said
+        if "--only" in argv:
+            only = argv[argv.index("--only") + 1]
+            assert only in proc.stdout and not [ex for ex in IDS if ex != only and ex in proc.stdout], said
+        if "--json" in argv:
+            written = json.loads((proc.work / argv[argv.index("--json") + 1]).read_text(encoding="utf-8"))
+            assert {t["tags"][0] for t in written["tests"]} == set(IDS)
+    if "-i" in argv:
+        # The student's own file is imported (not a copy elsewhere), and says it is unfinished.
+        assert "NotImplementedError" in proc.stderr, said
+        assert re.search(r"exercises[/\\]ex0_weighted_sum\.py", proc.stderr), said
