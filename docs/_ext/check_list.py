@@ -3,12 +3,16 @@
 ``{check-list} public ex4_masking`` shows a table of the public checks;
 ``{check-list} hidden ex4_masking`` the hidden ones (used only on the
 teacher-only pages). Nothing is typed by hand, so the docs cannot drift from
-the checks.
+the checks. The headers, the total and each check's "中文 / English" line
+become one phrase per language, so that the table follows the reader's
+language choice like the text around it.
 """
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bilingual import lang_inline
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
@@ -49,6 +53,21 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+_CJK = re.compile("[\u3400-\u9fff]")
+
+
+def _both(zh: str, en: str) -> list[nodes.Node]:
+    return [lang_inline(zh, zh, lang="zh"), lang_inline(en, en, lang="en")]
+
+
+def _bilingual(text: str) -> list[nodes.Node]:
+    """A docstring line "中文 / English" as two phrases; a line in one language as it is."""
+    zh, sep, en = text.partition(" / ")
+    if sep and _CJK.search(zh) and not _CJK.search(en):
+        return _both(zh, en)
+    return [nodes.Text(text)]
+
+
 class CheckList(SphinxDirective):
     required_arguments = 2
 
@@ -70,22 +89,21 @@ class CheckList(SphinxDirective):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
         group += head
-        head += self._row(["检查 / check", "分数 / points", "测试什么 / what it tests"], header=True)
+        head += self._row([_both("检查", "check"), _both("分数", "points"), _both("测试什么", "what it tests")])
         body = nodes.tbody()
         group += body
         for c in found:
-            body += self._row([c.name, _num(c.points), c.doc], literal_first=True)
-        body += self._row(["合计 / total", _num(sum(c.points for c in found)), f"{len(found)} 项检查 / checks"])
+            body += self._row([[nodes.literal(c.name, c.name)], [nodes.Text(_num(c.points))], _bilingual(c.doc)])
+        total = _num(sum(c.points for c in found))
+        body += self._row([_both("合计", "total"), [nodes.Text(total)], _both(f"{len(found)} 项检查", f"{len(found)} checks")])
         return [table]
 
     @staticmethod
-    def _row(cells, header=False, literal_first=False):
+    def _row(cells: list[list[nodes.Node]]) -> nodes.row:
         row = nodes.row()
-        for i, text in enumerate(cells):
+        for content in cells:
             entry = nodes.entry()
-            para = nodes.paragraph()
-            para += nodes.literal(text, text) if literal_first and i == 0 else nodes.Text(text)
-            entry += para
+            entry += nodes.paragraph("", "", *content)
             row += entry
         return row
 

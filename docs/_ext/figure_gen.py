@@ -5,12 +5,19 @@ saves the matplotlib figure as a PNG beside the doctrees (never in the source
 tree) and shows it like ``{figure}``: options and caption work the same.
 A ``draw()`` may instead return SVG text (the grader's class report draws its
 figures as SVG): it is saved as it is, as an SVG.
+
+In the HTML every figure's image (these and any plain ``{figure}``) is a link
+to the image file: on a phone a figure shrinks to the screen's width and its
+labels become too small to read, so a tap opens it at full size.
 """
 import importlib
 import os
+import posixpath
 import sys
+import urllib.parse
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.directives.patches import Figure
 from sphinx.util import logging
 
@@ -106,7 +113,44 @@ def draw(name: str, folder: Path) -> Path:
     return out
 
 
+class full_size_link(nodes.reference):
+    """A link from a figure's image to the image file itself.
+
+    Where the builder copies the file (``_images/…``, renamed if two images
+    share a name) is known only when the page is written, so the address is
+    filled in then, the way Sphinx rewrites the image's own ``src``.
+    """
+
+
+def visit_full_size_link(self, node):
+    uri = node[0]["uri"]
+    if uri in self.builder.images:
+        uri = posixpath.join(self.builder.imgpath, urllib.parse.quote(self.builder.images[uri]))
+    node["refuri"] = uri
+    self.visit_reference(node)
+
+
+def depart_full_size_link(self, node):
+    self.depart_reference(node)
+
+
+def link_figures_to_their_files(app, doctree, docname):
+    # Images with a size option are linked by Sphinx (html_scaled_image_link);
+    # those are wrapped here first, so that every figure links the same way.
+    if app.builder.format != "html":
+        return
+    for figure in doctree.findall(nodes.figure):
+        for image in list(figure.findall(nodes.image)):
+            if isinstance(image.parent, nodes.reference):
+                continue  # a :target: of its own
+            link = full_size_link("", internal=True)
+            image.replace_self(link)
+            link += image
+
+
 def setup(app):
     sys.path.insert(0, str(Path(app.srcdir)))  # for ``figures.<name>``
     app.add_directive("figure-gen", GeneratedFigure)
+    app.add_node(full_size_link, html=(visit_full_size_link, depart_full_size_link))
+    app.connect("doctree-resolved", link_figures_to_their_files)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

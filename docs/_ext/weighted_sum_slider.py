@@ -5,6 +5,8 @@ numbers for factor 1 at build time (with the reference ``weighted_sum``), so
 the page is right without JavaScript; ``_static/weighted_sum_slider.js`` then
 recomputes them as the slider moves. The numbers the build computed for
 factors 0 and 1 are kept in ``data-expected`` for the browser test.
+The label and the slider wrap onto two lines and the table scrolls inside
+its box (``_static/site.css``), so the box fits a phone's screen.
 """
 import html
 import json
@@ -52,17 +54,19 @@ class WeightedSumSlider(SphinxDirective):
         markup = f"""
 <div class="ws-slider" data-scores="{html.escape(json.dumps(scores))}" data-values="{html.escape(json.dumps(values))}"
      data-expected="{html.escape(json.dumps(expected))}">
-  <label class="ws-control">{_both("锐度", "sharpness")} k =
-    <output class="ws-factor">1.00</output>
+  <label class="ws-control"><span class="ws-name">{_both("锐度", "sharpness")} k =
+    <output class="ws-factor">1.00</output></span>
     <input type="range" class="ws-range" min="{FACTOR_MIN}" max="{FACTOR_MAX}" step="{FACTOR_STEP}" value="1"
            aria-label="k">
   </label>
   <p class="ws-note">{_both("分数乘以 k：k = 0 时一样平，k 越大越尖。", "The scores times k: all equal at k = 0, sharper as k grows.")}</p>
+  <div class="ws-table-wrap">
   <table class="ws-table">
     <thead><tr><th>{_both("位置", "position")}</th><th>{_both("值", "value")}</th>
       <th>{_both("分数", "score")} × k</th><th>{_both("权重", "weight")}</th></tr></thead>
     <tbody>{rows}</tbody>
   </table>
+  </div>
   <p class="ws-result">{_both("汇总", "summary")} = <output class="ws-summary">[{summary}]</output></p>
 </div>
 """

@@ -18,6 +18,39 @@
     document.querySelectorAll(".lang-switch button").forEach((b) => {
       b.setAttribute("aria-pressed", String(b.dataset.mode === mode));
     });
+    themeWords(mode);
+  }
+
+  // Sphinx's scripts write a few words of their own ("Search Results", "Hide
+  // Search Matches", …) through Documentation.gettext, from the zh_CN catalogue
+  // of translations.js (loaded before this file). Their catalogue is kept and
+  // the one they read is rebuilt for each choice: Chinese, English (no
+  // translation), or both as "中文 / English". This reaches only the words
+  // written after the choice; the search page writes its words after loading.
+  // (doctools.js declares it with const: a global name, not a property of window)
+  const DOC = typeof Documentation === "undefined" ? null : Documentation;
+  const CATALOG = DOC ? { ...DOC.TRANSLATIONS } : {};
+
+  function themeWords(mode) {
+    if (!DOC) return;
+    const words = DOC.TRANSLATIONS;
+    for (const key of Object.keys(words)) delete words[key];
+    for (const [en, zh] of Object.entries(CATALOG)) {
+      if (mode === "zh") words[en] = zh;
+      else if (mode === "both" && typeof zh === "string") words[en] = zh === en ? zh : `${zh} / ${en}`;
+    }
+  }
+
+  if (DOC) {
+    // Called as Documentation.ngettext (never through a saved name), so it can be replaced.
+    DOC.ngettext = (singular, plural, n) => {
+      const en = n === 1 ? singular : plural;
+      const zh = CATALOG[singular];
+      const mode = document.documentElement.dataset.lang;
+      if (zh === undefined || mode === "en") return en;
+      const zhText = typeof zh === "string" ? zh : zh[0]; // Chinese has one form for every n
+      return mode === "zh" ? zhText : `${zhText} / ${en}`;
+    };
   }
 
   function choose(mode) {
@@ -30,34 +63,60 @@
   }
 
   // Titles are written "中文 · English" in the sources; give each half its
-  // language so that it follows the choice like the text does.
+  // language so that it follows the choice like the text does. The English
+  // half may quote Chinese ("A head reading 春江花月夜"): Chinese characters
+  // there are allowed when the Chinese half has them all. A search result's
+  // title is "page > section", each part of it a title.
   const CJK = /[\u3400-\u9fff]/;
+  const CJK_ALL = /[\u3400-\u9fff]/g;
   const SKIP = "pre, code, script, style, textarea, .bilingual-title";
 
-  function span(cls, lang, text) {
-    const s = document.createElement("span");
+  function span(doc, cls, lang, text) {
+    const s = doc.createElement("span");
     s.className = cls;
     if (lang) s.lang = lang;
     s.textContent = text;
     return s;
   }
 
+  function halves(text) {
+    const at = text.indexOf(" · ");
+    if (at < 0) return null;
+    const zh = text.slice(0, at);
+    const en = text.slice(at + 3);
+    if (!CJK.test(zh) || !/[A-Za-z]/.test(en)) return null;
+    const quoted = en.match(CJK_ALL) || [];
+    return quoted.every((c) => zh.includes(c)) ? [zh, en] : null;
+  }
+
+  function splitTitle(doc, data) {
+    const parts = data.split(" > ").map((part) => [part, halves(part)]);
+    if (!parts.some(([, h]) => h)) return null;
+    const out = doc.createDocumentFragment();
+    parts.forEach(([part, h], i) => {
+      if (i) out.append(" > ");
+      if (!h) {
+        out.append(part);
+        return;
+      }
+      const title = span(doc, "bilingual-title", "", "");
+      title.append(span(doc, "lang-zh", "zh-CN", h[0]), span(doc, "title-sep", "", " · "), span(doc, "lang-en", "en", h[1]));
+      out.append(title);
+    });
+    return out;
+  }
+
   function splitTitles(root) {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const doc = root.ownerDocument || root;
+    const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     const found = [];
     while (walker.nextNode()) {
       const text = walker.currentNode;
-      const at = text.data.indexOf(" · ");
-      if (at < 0 || text.parentElement.closest(SKIP)) continue;
-      const zh = text.data.slice(0, at);
-      const en = text.data.slice(at + 3);
-      if (CJK.test(zh) && !CJK.test(en)) found.push([text, zh, en]);
+      if (!text.data.includes(" · ") || text.parentElement.closest(SKIP)) continue;
+      const split = splitTitle(doc, text.data);
+      if (split) found.push([text, split]);
     }
-    for (const [text, zh, en] of found) {
-      const title = span("bilingual-title", "", "");
-      title.append(span("lang-zh", "zh-CN", zh), span("title-sep", "", " · "), span("lang-en", "en", en));
-      text.replaceWith(title);
-    }
+    for (const [text, split] of found) text.replaceWith(split);
   }
 
   // The buttons are made here rather than in the page, so that they are not
@@ -80,6 +139,14 @@
       }
     });
   }
+
+  // For search_lang.js: the search's excerpts come from pages fetched as text.
+  window.attentionLang = {
+    mode: () => document.documentElement.dataset.lang,
+    splitTitles,
+    // What the current choice hides (lang.css), for text taken out of a page.
+    hidden: () => ({ zh: ".lang-en, .title-sep", en: ".lang-zh, .title-sep" })[document.documentElement.dataset.lang] || null,
+  };
 
   apply(stored()); // runs in <head>: the page is drawn in the chosen language from the start
   document.addEventListener("DOMContentLoaded", () => {
