@@ -422,6 +422,21 @@ def test_theme_words_follow_the_language(site, open_page, viewport):
     assert not found, "\n".join(found)
 
 
+def test_english_mode_shows_english_titles_and_checks(site, open_page):
+    """Every "中文 · English" title shows its English half (ex5's quotes
+    春江花月夜 in English and was left whole), and the checks tables only English."""
+    root, url = site
+    p = open_page(DESKTOP, "en")
+    for name in [n for n in _html_pages(root) if n.startswith("path/")]:
+        p.goto(url + name)
+        titles = p.locator("div.body h1, div.body h2, div.body h3").all_inner_texts()
+        assert titles, name
+        assert not [t for t in titles if "·" in t], f"{name}: titles not split: {titles}"
+        for table in p.locator("table.check-list").all():
+            assert not CJK.search(table.inner_text()), f"{name}: Chinese in a checks table: {table.inner_text()!r}"
+    assert not p.errors, p.errors
+
+
 def test_screenshots_of_the_masking_page(site, open_page):
     """For review: the masking page in both languages, its first two screens on a phone and on a desktop."""
     _, url = site

@@ -8,6 +8,7 @@ become one phrase per language, so that the table follows the reader's
 language choice like the text around it.
 """
 import ast
+import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,13 @@ def _both(zh: str, en: str) -> list[nodes.Node]:
     return [lang_inline(zh, zh, lang="zh"), lang_inline(en, en, lang="en")]
 
 
+def _name(name: str) -> nodes.raw:
+    """A check's name as inline code that may break after each "_" (<wbr>):
+    on a phone test_weights_rows_and_future is wider than its column."""
+    parts = (html.escape(part) for part in name.split("_"))
+    return nodes.raw(name, f'<code class="docutils literal notranslate check-name"><span class="pre">{"_<wbr>".join(parts)}</span></code>', format="html")
+
+
 def _bilingual(text: str) -> list[nodes.Node]:
     """A docstring line "中文 / English" as two phrases; a line in one language as it is."""
     zh, sep, en = text.partition(" / ")
@@ -93,7 +101,7 @@ class CheckList(SphinxDirective):
         body = nodes.tbody()
         group += body
         for c in found:
-            body += self._row([[nodes.literal(c.name, c.name)], [nodes.Text(_num(c.points))], _bilingual(c.doc)])
+            body += self._row([[_name(c.name)], [nodes.Text(_num(c.points))], _bilingual(c.doc)])
         total = _num(sum(c.points for c in found))
         body += self._row([_both("合计", "total"), [nodes.Text(total)], _both(f"{len(found)} 项检查", f"{len(found)} checks")])
         return [table]
