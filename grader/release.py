@@ -4,8 +4,10 @@ DIR gets the stubs, the public checks, the grader (without the teacher's
 verbs), the reference answers the public checks need (recorded from
 ``solutions/``, so the solutions themselves stay behind), the points of the
 hidden checks per exercise (from ``grader/exercises.py``, so the report can
-say what the teacher grades), a tox.ini and a README that lists the exercises
-of the same table. DIR.zip, beside DIR, holds the same tree.
+say what the teacher grades), the experiments (the plain-torch scripts that
+the docs pages run with ``tox exec -e grade -- python experiments/...``), a
+tox.ini and a README that lists the exercises of the same table. DIR.zip,
+beside DIR, holds the same tree.
 
 Nothing half-written is left behind: the tree is built in a temporary folder
 beside DIR and renamed at the end, and the zip is written to a temporary file
@@ -99,6 +101,9 @@ def _fill(root: str, project: str) -> None:
 
     packaging.write_text(os.path.join(root, "tox.ini"), student_tox_ini(project))
     packaging.write_text(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values())))
+
+    # Each docs page runs its experiment from the course folder; it uses torch only, never the solutions.
+    packaging.copy_py(os.path.join(project, "experiments"), os.path.join(root, "experiments"))
 
     # python -m write (tox -e write) trains the student's own GPT, on the text it ships with: docs/ does not.
     write = os.path.join(project, "write")
@@ -208,6 +213,16 @@ One line per exercise: points and checks passed (✓ all, ~ some, · none). Belo
 the table, each failed check says what was tested, what your code gave, what
 was expected, and a hint. "not implemented yet" means you have not started that
 exercise; it costs only that exercise's points.
+
+## 实验 / Experiments
+
+```bash
+tox exec -e grade -- python experiments/ex0_weighted_sum_experiment.py
+```
+
+`experiments/` 里每道练习有一个只用 torch 的小脚本（讲义的每一页都有一个），不用你的代码，题目没做完也能运行。
+One small plain-torch script per exercise (each page of the course notes has one); it
+does not use your code, so it runs before you solve the exercise.
 
 ## 让你的 GPT 写字 / Let your GPT write
 

@@ -158,7 +158,8 @@ def test_release_has_what_students_need_and_nothing_else(release):
     assert {"checks/pytest.ini", "checks/public/reference_answers.pt", "checks/hidden_points.json", "tox.ini", "README.md"} <= files
     assert {"grader/__main__.py", "grader/cli.py", "grader/grading.py", "grader/recorded.py"} <= files
     tops = {f.split("/")[0] for f in files}
-    assert tops == {"exercises", "checks", "grader", "write", "tox.ini", "README.md"}
+    assert tops == {"exercises", "checks", "grader", "experiments", "write", "tox.ini", "README.md"}
+    assert {f"experiments/{ex}_experiment.py" for ex in IDS} <= files  # each docs page's {experiment} runs there too
     assert {"write/__main__.py", "write/corpus.py", "write/corpus.txt"} <= files  # tox -e write, and the text it learns from
     assert not [f for f in files if f.startswith("checks/hidden/")]
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc") or "/." in "/" + f]
@@ -177,11 +178,26 @@ def test_zip_holds_the_same_tree(release):
     assert not leftovers  # nothing half-written beside it
 
 
+def _published_experiment(rel: str) -> bool:
+    """experiments/ is shown in full on the student site (each page's {experiment}):
+    its plain-torch lines may match single lines of a solution (``B, T = idx.shape``)."""
+    return rel.removeprefix("zip:attention/").startswith("experiments/")
+
+
 def test_no_solution_code_anywhere(release):
     needles = solution_needles()
     assert len(needles) > 20  # the search is not vacuous
-    leaks = [(rel, n) for rel, data in all_files(release) for n in needles if n.encode() in data]
+    leaks = [(rel, n) for rel, data in all_files(release) for n in needles if n.encode() in data and not _published_experiment(rel)]
     assert not leaks
+
+
+def test_experiments_hold_no_whole_solution(release):
+    """What the line-by-line search above lets pass in experiments/, the release's own
+    guard still refuses: all the code of a solution region, in order."""
+    from grader.release import find_leaks
+
+    assert (release / "experiments").is_dir()
+    assert not find_leaks(str(release / "experiments"))
 
 
 def test_no_hidden_check_names_anywhere(release):
@@ -219,7 +235,7 @@ def test_tox_ini_has_grade_and_write_and_the_same_pins(release):
 
 def test_readme_is_for_students(release):
     text = (release / "README.md").read_text(encoding="utf-8")
-    for must in ("tox -e grade", "tox -e grade -- --only ex4_masking", "tox -e write", "由老师评分", "graded by your teacher", "download.pytorch.org/whl/cpu", "](", "尚未完成"):
+    for must in ("tox -e grade", "tox -e grade -- --only ex4_masking", "tox -e write", "python experiments/ex0_weighted_sum_experiment.py", "由老师评分", "graded by your teacher", "download.pytorch.org/whl/cpu", "](", "尚未完成"):
         assert must in text, must
     for never in ("solutions", "hidden/", "tox -e test", "grader.stubs"):
         assert never not in text, never
