@@ -26,6 +26,7 @@ extensions = [
     "figure_gen",
     "glossary_data",
     "grader_output",
+    "mistake_table",
     "check_list",
     "exercise_list",
     "teacher_edition",
@@ -41,6 +42,7 @@ myst_heading_anchors = 3
 exclude_patterns = ["_build", "figures", "README.md"]
 if not teacher_edition:
     exclude_patterns.append("answers/**")  # reference solutions and hidden checks
+    exclude_patterns.append("teachers/teaching.md")  # the teaching guide answers its own questions
 
 templates_path = ["_templates"]
 html_theme = "alabaster"
