@@ -167,3 +167,15 @@ def test_command_works(results, edition, command):
         # The student's own file is imported (not a copy elsewhere), and says it is unfinished.
         assert "NotImplementedError" in proc.stderr, said
         assert re.search(r"exercises[/\\]ex0_weighted_sum\.py", proc.stderr), said
+
+
+def test_examples_that_run_the_students_code_are_found():
+    """The page promises a note before each example that runs the student's code
+    (docs/_ext/student_code_note.py): it is found from the example's imports."""
+    from student_code_note import note, student_imports
+
+    example = ">>> import torch\n>>> from ex4_masking import causal_mask, causal_weights\n>>> import ex1_averaging\n"
+    assert student_imports(example) == {"ex4_masking": ["causal_mask", "causal_weights"], "ex1_averaging": ["ex1_averaging"]}
+    assert student_imports(">>> import torch\n>>> from grader.cli import main\n") == {}
+    text = note({"ex0_weighted_sum": ["weighted_sum"]}).astext()
+    assert "weighted_sum" in text and "exercises/ex0_weighted_sum.py" in text and "NotImplementedError" in text
