@@ -171,7 +171,9 @@ def expect_close(
     one: what a usual mistake would have produced, with what to say about it.
     A function is called only when ``got`` is wrong (a GPT run by hand for
     every diagnosis costs more than the check itself: right answers, most of
-    a class's, need none). A hint is shown only when ``got`` matches one
+    a class's, need none); it must not ask ``sub`` or ``ref`` anything, since
+    the student release records only the reference answers that right
+    answers ask for (tests/test_checks_static.py). A hint is shown only when ``got`` matches one
     (shape, dtype and values); otherwise the failure says in general terms
     what differs."""
     same_shape = tuple(got.shape) == tuple(want.shape)

@@ -55,12 +55,13 @@ def test_rows_sum_to_one_no_future(sub, ref):
 def test_average_past_random(sub, ref):
     """对随机输入求前文平均 / averaging the past of a random batch"""
     x = randn(2, 5, 3, seed=11)  # B, T, C all differ
+    future = ref.averaging_matrix(5).T @ x  # asked here, not in a diagnosis (see checking.expect_close)
     expect_close(
         sub.average_past(x),
         ref.average_past(x),
         what=t("average_past(x)，x 的形状为 (2, 5, 3)", "average_past(x) with x of shape (2, 5, 3)"),
         diagnoses=lambda: [
             (x.mean(1, keepdim=True).expand_as(x), t("你对所有位置取了平均，包括未来的位置。", "You averaged over all positions, the future included.")),
-            (ref.averaging_matrix(5).T @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x.")),
+            (future, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x.")),
         ],
     )
