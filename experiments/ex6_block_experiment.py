@@ -14,32 +14,25 @@ import torch.nn as nn
 torch.manual_seed(0)
 B, T, n_embd, n_head = 1, 4, 8, 2
 head_size = n_embd // n_head  # 各个头平分 n_embd / the heads share n_embd between them
-tril = torch.tril(torch.ones(T, T))
+future = torch.ones(T, T).triu(diagonal=1).bool()  # 对角线以上是未来 / above the diagonal: the future
 
 
-class TinyHead(nn.Module):
-    """ex5 的头，写得尽量短 / ex5's head, as short as it gets."""
-
-    def __init__(self):
-        super().__init__()
-        self.query = nn.Linear(n_embd, head_size, bias=False)
-        self.key = nn.Linear(n_embd, head_size, bias=False)
-        self.value = nn.Linear(n_embd, head_size, bias=False)
-
-    def forward(self, x):
-        scores = self.query(x) @ self.key(x).transpose(-2, -1) * head_size**-0.5  # (B, T, T)
-        weights = torch.softmax(scores.masked_fill(tril == 0, float("-inf")), dim=-1)
-        return weights @ self.value(x)  # (B, T, head_size)
+def one_head(x, W_query, W_key, W_value):
+    """ex5 的六步，用矩阵代替线性层 / ex5's six steps, with matrices for the linear layers."""
+    scores = (x @ W_query) @ (x @ W_key).transpose(-2, -1) / head_size**0.5  # (B, T, T)
+    weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+    return weights @ (x @ W_value)  # (B, T, head_size)
 
 
-heads = [TinyHead() for _ in range(n_head)]
+# 每个头有自己的三个矩阵 / each head has three matrices of its own
+heads = [[torch.randn(n_embd, head_size) / n_embd**0.5 for _ in range(3)] for _ in range(n_head)]
 proj = nn.Linear(n_embd, n_embd)
 ln = nn.LayerNorm(n_embd)
 
 x = torch.randn(B, T, n_embd)
 with torch.no_grad():
     normed = ln(x)  # 前置归一化：先归一化再进注意力 / pre-norm: normalise before attention
-    outs = [h(normed) for h in heads]
+    outs = [one_head(normed, *matrices) for matrices in heads]
     cat = torch.cat(outs, dim=-1)  # 在最后一维上拼接 / concatenated along the last dimension
     attended = proj(cat)  # 把各个头看到的东西合起来 / combines what the heads found
     y = x + attended  # 残差：把结果加回输入 / the residual: add the result back to the input

@@ -102,11 +102,12 @@ def test_student_site_has_no_teacher_pages_or_sources(student):
     assert "answers/" not in (student / "searchindex.js").read_text(encoding="utf-8")
 
 
-def test_stub_downloads_are_the_stubs(student):
+def test_downloads_are_the_stubs_and_the_experiments(student):
     downloads = {p.name: p for p in (student / "_downloads").rglob("*.py")}
-    assert set(downloads) == {f"{ex}.py" for ex in IDS}
-    for ex in IDS:
-        assert downloads[f"{ex}.py"].read_bytes() == (ROOT / "exercises" / f"{ex}.py").read_bytes(), ex
+    expected = {f"exercises/{ex}.py" for ex in IDS} | {f"experiments/{ex}_experiment.py" for ex in IDS}
+    assert set(downloads) == {Path(e).name for e in expected}
+    for path in expected:
+        assert downloads[Path(path).name].read_bytes() == (ROOT / path).read_bytes(), path
 
 
 def test_nothing_is_loaded_from_outside(student):
