@@ -15,6 +15,7 @@ for path in (DOCS / "_ext", ROOT / "solutions", ROOT):
 
 project = "自注意力练习 · Self-attention exercises"
 author = "the course's authors"
+copyright = "2026, the course's authors"
 language = "zh_CN"
 teacher_edition = tags.has("teacher")  # noqa: F821 - Sphinx passes tags to conf.py
 
