@@ -188,14 +188,17 @@ def submission(spec: str, into: Path) -> tuple[Path, str | None]:
     return folder, only
 
 
-def main(result_file: str, specs: list[str]) -> None:
+def main(result_file: str, specs: list[str], all_checks: bool = False) -> None:
+    """Grade each spec into ``result_file``: with a student's copy of the
+    checks, or with ``all_checks`` the teacher's (hidden ones included)."""
     from grader import report
     from grader.grading import Grader
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="docs-grader-") as tmp:
+        checks = ROOT / "checks" if all_checks else student_checks(Path(tmp))
         # The samples run the project's own catalogue: no sandbox needed, and none to depend on.
-        grader = Grader(checks_dir=str(student_checks(Path(tmp))), sandbox="off", inputs_seed=0)  # the inputs as written: the page shows the same numbers every build
+        grader = Grader(checks_dir=str(checks), sandbox="off", inputs_seed=0)  # the inputs as written: the page shows the same numbers every build
         try:
             for spec in specs:
                 folder, only = submission(spec, Path(tmp))
@@ -228,4 +231,7 @@ def setup(app):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    # python grader_output.py [--all-checks] RESULT_FILE SPEC...
+    teacher = sys.argv[1] == "--all-checks"
+    args = sys.argv[2:] if teacher else sys.argv[1:]
+    main(args[0], args[1:], all_checks=teacher)

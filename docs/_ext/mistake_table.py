@@ -1,16 +1,15 @@
-"""The catalogue's mistakes for one exercise, with the public checks that catch each.
+"""The catalogue's mistakes for one exercise, with the checks that catch each.
 
 ``{mistake-table} ex4_masking`` is a table with a row per file
 ``tests/catalogue/wrong/ex4_masking__<mistake>.py``: the mistake (the file's
-name and the first line of its docstring) and the public checks it fails,
-found by grading it the way ``{grader-output}`` grades its samples
-(``grader_output.py``: a student's copy, public checks only). A mistake that
-no public check catches says so: only the hidden checks take its points
-(tests/test_catalogue.py holds every catalogue file to losing points).
+name and the first line of its docstring) and the checks it fails, public
+first, then hidden ones marked so, found by grading it with the teacher's
+checks (``grader_output.py``'s grading script with ``--all-checks``, which
+grades only the replaced exercise). tests/test_catalogue.py holds every
+catalogue file to losing points, so every row names at least one check.
 
-All the catalogue files are graded in one run of grader_output's
-subprocess, together with the pages' own samples, which then come from
-its cache.
+The page is in the teacher edition only; all the catalogue files are graded
+in one run of that script, the first time a table is needed.
 """
 import ast
 import json
@@ -28,7 +27,6 @@ from bilingual import lang_inline
 from grader.exercises import BY_ID, IDS
 
 WRONG = grader_output.WRONG
-DOCS = grader_output.ROOT / "docs"
 
 
 def stems(exercise: str | None = None) -> list[str]:
@@ -44,32 +42,33 @@ def mistake(stem: str) -> str:
     return rest if sep and " " not in head else first
 
 
-def graded(srcdir: Path = DOCS) -> dict:
-    """Every catalogue file graded, in grader_output's cache (spec -> sample); the
-    pages of ``srcdir`` name the samples graded in the same run."""
-    missing = [s for s in stems() if s not in grader_output._cache]
+_graded: dict[str, dict] = {}  # stem -> that catalogue file graded with every check
+
+
+def graded() -> dict:
+    """Every catalogue file graded with the teacher's checks (once per build)."""
+    missing = [s for s in stems() if s not in _graded]
     if missing:
-        # grader_output._graded starts one run per spec it has not seen; here one run does them all.
-        specs = sorted(set(grader_output.specs_in(srcdir)) | set(missing))
         fd, result_file = tempfile.mkstemp(prefix="docs-mistakes-", suffix=".json")
         os.close(fd)
         try:
             proc = subprocess.run(
-                [sys.executable, grader_output.__file__, result_file, *specs],
+                [sys.executable, grader_output.__file__, "--all-checks", result_file, *missing],
                 cwd=grader_output.ROOT, capture_output=True, text=True, timeout=900,
                 env={**os.environ, "PYTHONPATH": os.pathsep.join([str(grader_output.ROOT), os.environ.get("PYTHONPATH", "")])},
             )
             if proc.returncode != 0:
                 raise RuntimeError(f"grading the catalogue failed:\n{proc.stderr[-3000:]}")
-            grader_output._cache.update(json.loads(Path(result_file).read_text(encoding="utf-8")))
+            _graded.update(json.loads(Path(result_file).read_text(encoding="utf-8")))
         finally:
             os.unlink(result_file)
-    return grader_output._cache
+    return _graded
 
 
-def catching_checks(sample: dict) -> list[str]:
-    """The public checks a graded sample failed, in the grader's order."""
-    return [t["tags"][2] for t in sample["json"]["tests"] if t["status"] == "failed"]
+def catching_checks(sample: dict) -> list[tuple[str, bool]]:
+    """(check, hidden) for every check a graded sample failed, public ones first."""
+    failed = [(t["tags"][2], t["tags"][1] == "hidden") for t in sample["json"]["tests"] if t["status"] == "failed"]
+    return sorted(failed, key=lambda c: c[1])
 
 
 def _both(zh: str, en: str) -> list[nodes.Node]:
@@ -97,9 +96,10 @@ class MistakeTable(SphinxDirective):
             raise self.error(f"the catalogue has no mistakes for {exercise}")
         for stem in found:
             self.env.note_dependency(str(WRONG / f"{stem}.py"))
-        self.env.note_dependency(str(grader_output.ROOT / "checks" / "public" / f"test_{exercise}.py"))
+        for visibility in ("public", "hidden"):
+            self.env.note_dependency(str(grader_output.ROOT / "checks" / visibility / f"test_{exercise}.py"))
         try:
-            samples = graded(Path(self.env.srcdir))
+            samples = graded()
         except Exception as e:  # noqa: BLE001
             raise self.error(f"{{mistake-table}} {exercise}: {e}") from e
 
@@ -112,18 +112,19 @@ class MistakeTable(SphinxDirective):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
         group += head
-        head += _row([_both("错误", "mistake"), _both("抓住它的公开检查", "public checks that catch it")])
+        head += _row([_both("错误", "mistake"), _both("抓住它的检查", "checks that catch it")])
         body = nodes.tbody()
         group += body
         for stem in found:
             name = stem.split("__", 1)[1]
             checks = catching_checks(samples[stem])
-            if checks:
-                caught = []
-                for i, check in enumerate(checks):
-                    caught += ([nodes.Text(", ")] if i else []) + [nodes.literal(check, check)]
-            else:
-                caught = _both("没有：只有隐藏检查扣分", "none: only the hidden checks take points")
+            if not checks:
+                raise self.error(f"{stem} fails no check: the catalogue holds every file to losing points")
+            caught = []
+            for i, (check, hidden) in enumerate(checks):
+                caught += ([nodes.Text(", ")] if i else []) + [nodes.literal(check, check)]
+                if hidden:
+                    caught += [nodes.Text(" ("), *_both("隐藏", "hidden"), nodes.Text(")")]
             body += _row([[nodes.literal(name, name), nodes.Text(": " + mistake(stem))], caught])
         return [table]
 
