@@ -260,7 +260,19 @@ def random_state(shapes: dict, seed: int, dtype: torch.dtype = torch.float32) ->
     """Parameters for a module, by contract name: ``{"key.weight": (4, 12)}``.
 
     Weights named ``ln*.weight`` are drawn around 1 and biases around 0, so
-    that a layer norm used in the wrong place changes the result."""
+    that a layer norm used in the wrong place changes the result. Every
+    student of a batch gets the same ones: they are drawn once per grading
+    run and handed out as copies (a check may change what it gets)."""
+    key = (tuple((name, tuple(shape)) for name, shape in shapes.items()), seed, dtype, _inputs_seed)
+    if key not in _states:
+        _states[key] = _draw_state(shapes, seed, dtype)
+    return {name: x.clone() for name, x in _states[key].items()}
+
+
+_states: dict = {}  # random_state's draws, by everything that decides them
+
+
+def _draw_state(shapes: dict, seed: int, dtype: torch.dtype) -> dict:
     g = _generator(seed)
     state = {}
     for name, shape in shapes.items():
