@@ -195,9 +195,11 @@ class SubmissionEndpoint(Endpoint):
     dies or times out, as long as the exercise's time budget lasts.
     """
 
-    def __init__(self, file: ExerciseFile, zygotes: Zygotes, limits: Limits, workdir: str, submission):
+    def __init__(self, file: ExerciseFile, zygotes: Zygotes, limits: Limits, workdir: str, submission, shared_copy: bool = False):
+        """``shared_copy``: children cannot write the folder they import from
+        (see ``Submission.private_copy``)."""
         self.file, self.zygotes, self.limits = file, zygotes, limits
-        self.workdir, self.submission = workdir, submission
+        self.workdir, self.submission, self.shared_copy = workdir, submission, shared_copy
         self.budget_end = None
         self.final_fault: Fault | None = None  # a fault every further request repeats
         self.req_w = self.resp_r = None
@@ -277,7 +279,7 @@ class SubmissionEndpoint(Endpoint):
             self.zygotes.settle()
             self.import_deadline = min(time.monotonic() + self.limits.import_seconds, self.budget_end)
             self.importing = True
-            word = {"op": "import", "private_dir": self.submission.private_copy(self.workdir)}
+            word = {"op": "import", "private_dir": self.submission.private_copy(self.workdir, self.shared_copy)}
             try:
                 protocol.send(self.req_w, word)
             except OSError:

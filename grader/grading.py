@@ -374,7 +374,8 @@ class _Round:
         self.workdir = tempfile.mkdtemp(prefix="sub-", dir=grader.exchange)
         self.zygotes = Zygotes(grader.zygote, grader.remake)
         self.order = [ex for ex in IDS if only in (None, ex)]
-        self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub) for ex in self.order}
+        # In the sandbox the exchange folder is read-only to every child: one copy of the files serves all exercises.
+        self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, grader.sandboxed) for ex in self.order}
         self.make_ref = grader._reference_factory(job.record_into)  # before any submission code runs
         # Recorded answers are for the inputs as written: a recording uses no secret.
         self.inputs_seed = 0 if job.record_into is not None else grader.inputs_seed

@@ -28,17 +28,27 @@ class ExerciseFile:
 class Submission:
     root: str
     files: dict[str, ExerciseFile] = field(default_factory=dict)
+    _shared_copy: str | None = field(default=None, repr=False)
 
-    def private_copy(self, parent_dir: str) -> str:
+    def private_copy(self, parent_dir: str, shared: bool = False) -> str:
         """Write the readable files into a fresh folder under ``parent_dir``:
         the child imports from there, so the submission folder is never written
-        (no ``__pycache__``, no edits by one exercise to another)."""
+        (no ``__pycache__``, no edits by one exercise to another).
+
+        ``shared``: no child can write the folder (the sandbox binds it
+        read-only), so one copy serves every exercise of the submission; it is
+        written by the first call. Without the sandbox a child can write into
+        its folder, and each exercise needs a fresh one."""
+        if shared and self._shared_copy is not None and os.path.dirname(self._shared_copy) == parent_dir:
+            return self._shared_copy
         target = tempfile.mkdtemp(prefix="ex-", dir=parent_dir)
         os.chmod(target, 0o755)  # readable inside the sandbox, whose user is not ours
         for f in self.files.values():
             if f.source is not None:
                 with open(os.path.join(target, f.exercise_id + ".py"), "wb") as out:
                     out.write(f.source)
+        if shared:
+            self._shared_copy = target
         return target
 
 

@@ -131,8 +131,10 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
     # A child may be started while another exercise's checks run: its
     # submission code waits for the grader's word, given once that exercise is
     # over, so that no import runs during another exercise's checks. The word
-    # names the folder to import from, written just now: nothing an earlier
-    # exercise's code did (without the sandbox it can write there) reaches it.
+    # names the folder to import from: without the sandbox, where a child can
+    # write into its folder, one written just now, so nothing an earlier
+    # exercise's code did reaches it; in the sandbox, where no child can write
+    # it, one copy for the whole submission.
     try:
         private_dir = protocol.receive(req_fd)["private_dir"]
         os.chdir(private_dir)

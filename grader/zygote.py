@@ -31,7 +31,8 @@ The processes, who forks whom, what each holds and may do::
           │  trace, read or write the memory of, take descriptors from, or
           │  change the limits or priority of any process but itself
           │  (confine.py); waits for the grader's word, then imports the file
-          │  from a folder written just then
+          │  from a folder it cannot change (written for this exercise, or in
+          │  the sandbox read-only and written once per submission)
           └─ whatever the submission starts: the child's limits and filter,
              killed with its process group and as the zygote's orphans
 
