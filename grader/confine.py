@@ -141,18 +141,47 @@ def filter_program(machine: str) -> list[tuple] | None:
     return prog
 
 
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+_LIBC: list = []
+_RAW: dict = {}  # machine -> the filter as the kernel reads it
+
+
 def _libc():
-    return ctypes.CDLL(None, use_errno=True)
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
 
 
-def _install(prog: list[tuple]) -> None:
-    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+def _raw_filter(machine: str) -> bytes | None:
+    if machine not in _RAW:
+        prog = filter_program(machine)
+        _RAW[machine] = None if prog is None else b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+    return _RAW[machine]
+
+
+def prepare() -> None:
+    """Called once in the zygote: every child inherits the C library's handle
+    and the filter ready to install instead of building them (about 1 ms of
+    each child's CPU)."""
+    if sys.platform.startswith("linux"):
+        _libc()
+        _raw_filter(os.uname().machine)
+
+
+def _install(raw: bytes) -> None:
     buf = ctypes.create_string_buffer(raw, len(raw))
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(prog), ctypes.addressof(buf))
+    fprog = _SockFprog(len(raw) // 8, ctypes.addressof(buf))
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
@@ -165,19 +194,13 @@ def _drop_capabilities() -> None:
     root's powers (no CAP_SYS_PTRACE for non-dumpable processes, no override
     of file permissions or resource limits); nothing regains them
     (no_new_privs, an emptied bounding set)."""
-    libc = _libc()
+    prctl = _libc().prctl
     for cap in range(64):
-        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; fails past the last capability
-    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
-
-    data = (Data * 2)()
-    if libc.capset(ctypes.byref(Header(0x20080522, 0)), data) != 0:  # _LINUX_CAPABILITY_VERSION_3
+        if prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; fails past the last capability
+            break
+    prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    data = (_CapData * 2)()
+    if _libc().capset(ctypes.byref(_CapHeader(0x20080522, 0)), data) != 0:  # _LINUX_CAPABILITY_VERSION_3
         raise OSError(ctypes.get_errno(), "capset")
 
 
@@ -192,11 +215,11 @@ def confine() -> list[str]:
             _drop_capabilities()
         except OSError as exc:
             missing.append(f"dropping root's capabilities ({exc})")
-    prog = filter_program(os.uname().machine)
-    if prog is None:
+    raw = _raw_filter(os.uname().machine)
+    if raw is None:
         return [f"seccomp (no filter for {os.uname().machine})"]
     try:
-        _install(prog)
+        _install(raw)
     except (OSError, AttributeError) as exc:
         missing.append(f"seccomp ({exc})")
     return missing

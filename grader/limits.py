@@ -66,8 +66,9 @@ def apply(limits: Limits) -> None:
     cap(resource.RLIMIT_CORE, 0)
     cap(resource.RLIMIT_CPU, limits.cpu_seconds)
     cap(resource.RLIMIT_FSIZE, limits.file_bytes)
-    if hasattr(resource, "RLIMIT_AS") and _vm_size():
-        cap(resource.RLIMIT_AS, _vm_size() + limits.memory_bytes)
+    size = _vm_size() if hasattr(resource, "RLIMIT_AS") else 0
+    if size:
+        cap(resource.RLIMIT_AS, size + limits.memory_bytes)
     if hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
         cap(resource.RLIMIT_NPROC, _processes_of_user(os.getuid()) + limits.processes)
 

@@ -98,6 +98,7 @@ def prepare() -> None:
     project: ``import solutions`` must not find the reference."""
     keep = [p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p or p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
     _KEEP_PATH[:] = keep
+    confine.prepare()
     for name in list(sys.modules):
         if name == "solutions" or name.startswith("solutions.") or name.startswith("checks"):
             del sys.modules[name]
