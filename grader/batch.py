@@ -125,6 +125,7 @@ class _Batch:
         self.graded = self.failed = self.spawned = 0
         self.class_files = None  # the similarity check and the class report (class_files)
         self.report_seconds = None  # what they added at the end
+        self.report_start = None
 
     def run(self) -> int:
         start = time.monotonic()
@@ -170,6 +171,12 @@ class _Batch:
                 progress.line(f"评分 / grading {len(to_grade)} 名学生 / students with {min(self.jobs, len(to_grade))} workers")
                 progress.start()
                 code = self._grade_all(to_grade, progress)
+            if self.class_files is not None:
+                # Every row is written: the report (it reads grades.csv and the
+                # results, not the gradebook) is drawn while the workers stop
+                # and the gradebook finishes.
+                self.report_start = time.monotonic()
+                self.class_files.go()
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -207,7 +214,7 @@ class _Batch:
         it says why. Returns the names written under OUT."""
         if self.class_files is None:
             return []
-        start = time.monotonic()
+        start = self.report_start or time.monotonic()
         written, problems = self.class_files.finish()
         for problem in problems:
             _err(problem)

@@ -178,7 +178,10 @@ def expect_close(
     what differs."""
     same_shape = tuple(got.shape) == tuple(want.shape)
     if same_shape and (got.dtype == want.dtype or not check_dtype):
-        if torch.allclose(got.to(want.dtype), want, atol=atol, rtol=rtol, equal_nan=True):
+        got_as = got.to(want.dtype)
+        # A right answer computed the reference's way is often bit for bit the
+        # same: torch.equal says so 20 times faster than allclose.
+        if torch.equal(got_as, want) or torch.allclose(got_as, want, atol=atol, rtol=rtol, equal_nan=True):
             return
     if callable(diagnoses):
         diagnoses = diagnoses()

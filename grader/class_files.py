@@ -3,7 +3,8 @@ report (``class_report``), made by a process of their own that works while
 the class is graded.
 
 The similarity check needs only the submissions, so it runs at once; the
-report needs every grade, so it waits for the batch's word (``finish``).
+report needs every grade, so it waits for the batch's word (``go``, given as
+the last row is written; ``finish`` waits for the report).
 Both need large imports (copydetect, matplotlib), which are done while the
 class is graded too. The process runs under SCHED_IDLE: it takes only CPU
 time the graders leave idle, so it slows the grading by next to nothing, and
@@ -90,12 +91,22 @@ class ClassFiles:
         self.proc = _CTX.Process(target=_main, args=(child, entries, out, options, [self.conn, *inherited]), daemon=True)
         self.proc.start()
         child.close()
+        self.went = False
+
+    def go(self) -> None:
+        """Every grade is in: start the report (``finish`` waits for it)."""
+        if not self.went:
+            self.went = True
+            try:
+                self.conn.send("go")
+            except OSError:
+                pass  # the process died: finish says so
 
     def finish(self, timeout: float = 300.0) -> tuple[list, list]:
-        """Write the report now that every grade is in; returns the names
-        written under OUT and the problems met."""
+        """Write the report now that every grade is in (unless ``go`` started
+        it already); returns the names written under OUT and the problems met."""
         try:
-            self.conn.send("go")
+            self.go()
             if self.conn.poll(timeout):
                 return self.conn.recv()
             return [], [f"班级报告超时 / the class report took over {timeout:g} s"]

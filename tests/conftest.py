@@ -16,6 +16,15 @@ sys.path.insert(0, ROOT)
 from grader.exercises import IDS  # noqa: E402
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """A ``preexec_fn`` for a program a test sends SIGINT: a shell starts its
+    background jobs with SIGINT ignored, and Python then leaves it ignored, so
+    under such a runner the program would never see the test's Ctrl-C."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def make_submission(folder, replace: dict | None = None, base: str = SOLUTIONS) -> str:
     """A copy of ``base`` (the solutions by default) with the files in
     ``replace`` (exercise id -> source text) written over it."""

@@ -17,7 +17,7 @@ import time
 import pytest
 
 import results_schema
-from conftest import ROOT, SOLUTIONS, make_submission
+from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission
 from grader.batch_output import BatchOutput
 from grader import intake
 from grader.exercises import BY_ID, IDS, TOTAL
@@ -52,6 +52,7 @@ def batch_popen(*args, tmp) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=_env(tmp),
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
 
 

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import EXERCISES, ROOT, SOLUTIONS, run_cli
+from conftest import EXERCISES, ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, run_cli
 
 from write import corpus
 
@@ -261,6 +261,7 @@ def test_ctrl_c_stops_without_a_traceback(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "write", SOLUTIONS, "--steps", "100000", "--out", str(tmp_path / "out")],
         cwd=ROOT, env={**env, "PYTHONDONTWRITEBYTECODE": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )  # fmt: skip
     assert proc.stdout.readline().startswith("训练 / training")  # training starts
     time.sleep(1)
