@@ -29,6 +29,7 @@ Only Linux on x86_64 and aarch64 gets the filter; elsewhere ``confine``
 returns what it could not do, and the grader says so.
 """
 import ctypes
+import functools
 import os
 import struct
 import sys
@@ -153,21 +154,17 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
-_LIBC: list = []
-_RAW: dict = {}  # machine -> the filter as the kernel reads it
+@functools.cache
+def libc():
+    """The C library, loaded once (by the zygote, for every child it forks)."""
+    return ctypes.CDLL(None, use_errno=True)
 
 
-def _libc():
-    if not _LIBC:
-        _LIBC.append(ctypes.CDLL(None, use_errno=True))
-    return _LIBC[0]
-
-
+@functools.cache
 def _raw_filter(machine: str) -> bytes | None:
-    if machine not in _RAW:
-        prog = filter_program(machine)
-        _RAW[machine] = None if prog is None else b"".join(struct.pack("=HBBI", *ins) for ins in prog)
-    return _RAW[machine]
+    """The filter for ``machine`` as the kernel reads it."""
+    prog = filter_program(machine)
+    return None if prog is None else b"".join(struct.pack("=HBBI", *ins) for ins in prog)
 
 
 def prepare() -> None:
@@ -175,17 +172,17 @@ def prepare() -> None:
     and the filter ready to install instead of building them (about 1 ms of
     each child's CPU)."""
     if sys.platform.startswith("linux"):
-        _libc()
+        libc()
         _raw_filter(os.uname().machine)
 
 
 def _install(raw: bytes) -> None:
     buf = ctypes.create_string_buffer(raw, len(raw))
     fprog = _SockFprog(len(raw) // 8, ctypes.addressof(buf))
-    libc = _libc()
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+    c = libc()
+    if c.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
-    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+    if c.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
 
 
@@ -194,13 +191,13 @@ def _drop_capabilities() -> None:
     root's powers (no CAP_SYS_PTRACE for non-dumpable processes, no override
     of file permissions or resource limits); nothing regains them
     (no_new_privs, an emptied bounding set)."""
-    prctl = _libc().prctl
+    c = libc()
     for cap in range(64):
-        if prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; fails past the last capability
+        if c.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; fails past the last capability
             break
-    prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    c.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
     data = (_CapData * 2)()
-    if _libc().capset(ctypes.byref(_CapHeader(0x20080522, 0)), data) != 0:  # _LINUX_CAPABILITY_VERSION_3
+    if c.capset(ctypes.byref(_CapHeader(0x20080522, 0)), data) != 0:  # _LINUX_CAPABILITY_VERSION_3
         raise OSError(ctypes.get_errno(), "capset")
 
 
@@ -230,6 +227,6 @@ def protect_self() -> None:
     cannot open its memory, environment or descriptors through /proc."""
     if sys.platform.startswith("linux"):
         try:
-            _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
         except (OSError, AttributeError):
             pass

@@ -10,9 +10,10 @@ queues and semaphore sets, and the queues in /dev/mqueue. Without the sandbox
 these are the machine's, shared with every other program of the user: they
 are not touched (README, "the sandbox").
 """
-import ctypes
 import os
 import stat
+
+from grader import confine
 
 # /proc/sysvipc file -> how to remove one object of it, given its id.
 _SYSV = {
@@ -56,22 +57,13 @@ def _sysv_ids(kind: str) -> list[int]:
     return [int(row.split()[1]) for row in rows if len(row.split()) > 1]
 
 
-_LIBC: list = []
-
-
-def _libc():
-    if not _LIBC:
-        _LIBC.append(ctypes.CDLL(None, use_errno=True))
-    return _LIBC[0]
-
-
 def clear() -> None:
     """Remove everything an exercise's code may have left in the sandbox's
     shared places. Called by the sandboxed zygote once every child of the
     exercise is dead, before the next exercise's code runs."""
     for folder in ("/tmp", "/dev/shm", "/dev/mqueue"):
         _empty(folder)
-    libc = _libc()
+    libc = confine.libc()
     for kind, remove in _SYSV.items():
         for ident in _sysv_ids(kind):
             remove(libc, ident)

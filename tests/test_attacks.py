@@ -102,6 +102,7 @@ EXPECTED_POINTS = {
     "ex0_weighted_sum__fork_chain": FULL,
     "ex0_weighted_sum__thread_storm": FULL,
     "ex0_weighted_sum__write_other_exercises": FULL,
+    "ex2_scores__plant_modules_for_later": FULL,
     "ex3_scaling__double_fork_daemon": FULL,
     # Without the sandbox the child outlives the zygote it killed (it is
     # re-parented to the grader) and answers; in the sandbox the zygote is the
@@ -190,6 +191,7 @@ FULL_RUNS = {
     "ex0_weighted_sum__patch_torch",
     "ex0_weighted_sum__huge_output",
     "ex0_weighted_sum__write_other_exercises",
+    "ex2_scores__plant_modules_for_later",
     "ex3_scaling__double_fork_daemon",
     "ex3_scaling__kill_zygote",
     # ex5's child is started ahead while ex4's checks wait out the 20 s import:
@@ -781,7 +783,8 @@ def test_grader_out_of_sight(outcomes, mode):
 
 @pytest.mark.parametrize("mode", mode_params())
 def test_write_other_exercises(outcomes, mode):
-    """Each exercise imports from a fresh private copy (test_attack checks the
+    """Without the sandbox each exercise imports from a fresh private copy, in
+    the sandbox from one read-only copy per submission (test_attack checks the
     other exercises keep full marks). Without the sandbox the attack wrote
     into its own copy and logged it; in the sandbox it could do neither."""
     out = outcomes(mode, "ex0_weighted_sum__write_other_exercises")
@@ -790,6 +793,22 @@ def test_write_other_exercises(outcomes, mode):
         with open(log) as f:
             written = f.read().split("\n")
         assert sum(os.path.basename(p).startswith("ex") for p in written) >= len(IDS) - 1, written
+    else:
+        assert not os.path.exists(log)
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_plant_modules_for_later(outcomes, mode):
+    """Planted torch.py and numpy.py, later exercises renamed and replaced,
+    the folder made read-only (test_attack checks the later exercises keep
+    full marks). Without the sandbox it all happened in ex2's own folder; in
+    the sandbox, where one read-only copy serves the submission, none of it."""
+    out = outcomes(mode, "ex2_scores__plant_modules_for_later")
+    log = os.path.join(out.attack_dir, "plant-log.txt")
+    if mode == "off":
+        with open(log) as f:
+            done = set(f.read().split("\n"))
+        assert {"torch.py", "numpy.py", "chmod"} | {ex + ".py" for ex in IDS[3:]} <= done, done
     else:
         assert not os.path.exists(log)
 

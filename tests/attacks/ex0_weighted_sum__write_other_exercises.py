@@ -2,9 +2,10 @@
 the child runs from (and of any other private copy beside it) with a file
 that fails on import, and drop a new file beside them; then correct answers.
 
-Every exercise's child imports from a fresh private copy of its own, so the
-other exercises lose nothing in either mode and the submission folder is
-unchanged. Without the sandbox the writes happen (the attack logs them in
+Without the sandbox every exercise's child imports from a fresh private copy
+of its own; in the sandbox one copy serves the submission, read-only to every
+child. So the other exercises lose nothing in either mode and the submission
+folder is unchanged. Without the sandbox the writes happen (the attack logs them in
 the test's folder, which shows it ran); in the sandbox the copies are
 read-only and the test's folder is out of sight: no log.
 """
