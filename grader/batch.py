@@ -123,6 +123,7 @@ class _Batch:
         self.workers: list[Worker] = []
         self.gradebook = None
         self.graded = self.failed = self.spawned = 0
+        self.said_unconfined = False  # the note that submission code is not fully confined, said once
         self.class_files = None  # the similarity check and the class report (class_files)
         self.report_seconds = None  # what they added at the end
         self.report_start = None
@@ -235,7 +236,10 @@ class _Batch:
             inherited.append(self.gradebook.conn)
         if self.class_files is not None:
             inherited.append(self.class_files.conn)
-        w = Worker(inherited, self.sandbox, self.work, self.inputs_seed)
+        # Never the slot of an earlier worker, even a dead one: where children
+        # run as a user of their grader's own, what that worker left behind
+        # is not the next one's (grader.child_user).
+        w = Worker(inherited, self.sandbox, self.work, self.inputs_seed, slot=self.spawned - 1)
         self.workers.append(w)
         return w
 
@@ -314,6 +318,12 @@ class _Batch:
         self.graded += ok
         self.failed += not ok
         total, best = sum(got.values()), sum(most.values())
+        unconfined = payload["results"].get("extra_data", {}).get("unconfined")
+        if unconfined and not self.said_unconfined:
+            self.said_unconfined = True
+            from grader.grading import unconfined_note
+
+            progress.line(unconfined_note(unconfined))
         progress.student(entry.student_id, f"{_num(total)}/{_num(best)} ({payload['seconds']:.1f} s)" + ("" if ok else " · " + note), not ok, payload["seconds"])
 
     def _failed(self, entry, why: str, progress: Progress, seconds: float = 0.0) -> None:

@@ -23,6 +23,12 @@ SOLUTIONS = os.path.join(PROJECT, "solutions")
 HIDDEN_POINTS_FILE = "hidden_points.json"
 
 
+def unconfined_note(problems: list) -> str:
+    """What ``grade`` and ``batch`` say once when submission code could not
+    be confined in full (results.json keeps the list in ``extra_data``)."""
+    return "注意：提交的代码没有受到全部的隔离 / note: submission code is not fully confined here:\n  " + "\n  ".join(problems)
+
+
 def fresh_inputs_seed() -> int:
     """A new secret for the checks' inputs (never 0, which means "as written")."""
     import secrets
@@ -41,6 +47,7 @@ class Grade:
     # hidden checks): exercise id -> points, shown as graded by the teacher.
     teacher_points: dict = field(default_factory=dict)
     inputs_seed: int = 0  # what the checks' inputs were drawn with (0: as written in the checks)
+    unconfined: list = field(default_factory=list)  # what could not be done to confine the submission's code
 
     def exercise_points(self, exercise: str) -> tuple[float, float]:
         rs = [r for r in self.results if r.exercise == exercise]
@@ -81,6 +88,7 @@ class Grader:
         sandbox: str = "auto",
         many: bool = False,
         inputs_seed: int | None = None,
+        slot: int = 0,
     ):
         """``sandbox``: "auto" (bubblewrap where it works, else a warning),
         "require" (raise SandboxUnavailable without it) or "off". ``many``:
@@ -90,34 +98,57 @@ class Grader:
         ``checking.set_inputs_seed``); by default a fresh secret where the
         solutions are (a teacher's grading: no submission has seen the
         inputs), and 0 without them (the student's own run, reproducible,
-        answered from the release's recorded answers)."""
-        from grader import confine
+        answered from the release's recorded answers). ``slot``: which of
+        the graders running side by side this is (a batch's worker): each
+        takes its own user where children need one (``child_user``)."""
+        from grader import cgroup, child_user, confine
         from grader import limits as limits_mod
         from grader import sandbox as sandbox_mod
         from grader.zygote import Zygote
 
         limits_mod.become_subreaper()
         confine.protect_self()  # no child opens this process's memory through /proc
-        secrets = os.path.isdir(solutions_dir) or os.path.isdir(os.path.join(checks_dir, "hidden"))
+        self.limits = limits or Limits()
+        hidden = os.path.join(checks_dir, "hidden")
+        secrets = os.path.isdir(solutions_dir) or os.path.isdir(hidden)
+        self.quiet = not secrets  # a student's own copy grades the student's own code: nothing to warn about
         # "auto" sandboxes where there is something to protect: a student's copy
         # (no solutions, no hidden checks) grades the student's own code, and is
         # faster without a second interpreter to start.
         mode = "off" if sandbox == "auto" and not secrets else sandbox
-        self.sandboxed = sandbox_mod.choose(mode, quiet=not secrets)
+        self.sandboxed = sandbox_mod.choose(mode, quiet=self.quiet)
+        self.unconfined: list[str] = []  # what could not be done to confine children here (said once)
+        # Root without a sandbox: children run as a user of the grader's own.
+        self.child_user = None
+        if child_user.wanted(self.sandboxed):
+            decision = child_user.probe(child_user.interpreter_paths(), [solutions_dir, hidden], slot)
+            self.child_user = decision.user
+            self.unconfined += decision.problems
+        # Memory and processes counted for all of a submission's processes together.
+        self.group = cgroup.make(self.limits.memory_bytes, self.limits.processes)
         # Private copies of submissions live here; it is the only folder of
-        # ours a sandboxed child can see (read-only).
-        self.exchange = tempfile.mkdtemp(prefix="attention-grader-")
+        # ours a sandboxed child can see (read-only). The grader's own user
+        # may go through it to its copy, never list it.
+        if self.child_user is None:
+            self.exchange = tempfile.mkdtemp(prefix="attention-grader-")
+        else:
+            # In /tmp, not in a batch worker's own folder (0700 all the way
+            # down): every folder above the copy must let that user through.
+            self.exchange = tempfile.mkdtemp(prefix="attention-grader-", dir="/tmp")
+            os.chmod(self.exchange, 0o711)
+        user, group = self.child_user, self.group
         if self.sandboxed:
             # Started before this process imports torch: the two imports run side by side.
             prefix = sandbox_mod.command(PROJECT, self.exchange)
-            self.remake = lambda: Zygote.exec(prefix, many=many)
+            self.remake = lambda: Zygote.exec(prefix, many=many, group=group)
             self.zygote = self.remake()
         import torch  # noqa: F401 - imported once here, inherited by every forked child
 
         if not self.sandboxed:
-            self.remake = lambda: Zygote.exec(many=many)
-            self.zygote = Zygote.fork(many=many)
-        self.limits = limits or Limits()
+            self.remake = lambda: Zygote.exec(many=many, user=user, group=group)
+            self.zygote = Zygote.fork(many=many, user=user, group=group)
+        if sandbox == "require":
+            self._refuse_unconfined()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
         if not os.path.isdir(solutions_dir):
             inputs_seed = 0  # answers are replayed from a recording of the inputs as written
@@ -129,6 +160,30 @@ class Grader:
         self.redactor = Redactor(checks_dir, solutions_dir)
         self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
         self.references = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
+
+    def _refuse_unconfined(self) -> None:
+        """``--sandbox require``: no grading where a child could not be
+        confined in full (the seccomp filter failed to install, say)."""
+        from grader.sandbox import SandboxUnavailable
+
+        try:
+            problems = self.zygote.ask_unconfined()
+        except Exception as exc:  # noqa: BLE001 - a zygote that cannot answer cannot confine either
+            problems = [f"the zygote did not answer ({exc})"]
+        if problems:
+            self.close()
+            raise SandboxUnavailable(
+                "提交的代码没法完全隔离，不予评分 / submission code cannot be fully confined here, so nothing is graded:\n  "
+                + "\n  ".join(problems)
+            )
+
+    def note_unconfined(self, zygote) -> list[str]:
+        """What children could not be confined by here: the grader's
+        ``probe`` and the zygote's (known once it has forked a child)."""
+        for problem in zygote.unconfined:
+            if problem not in self.unconfined:
+                self.unconfined.append(problem)
+        return list(self.unconfined)
 
     def _reference_factory(self, record_into: dict | None):
         """Reference answers come from ``solutions/`` where it exists (the
@@ -277,6 +332,8 @@ class Grader:
     def close(self) -> None:
         self.zygote.close()
         shutil.rmtree(self.exchange, ignore_errors=True)
+        if self.group is not None:
+            self.group.remove()
 
 
 @dataclass
@@ -372,10 +429,14 @@ class _Round:
         self.start = time.monotonic()
         self.sub = submission_mod.load(job.path, job.display_root, submission_mod.teacher_files([grader.solutions_dir, grader.checks_dir]))
         self.workdir = tempfile.mkdtemp(prefix="sub-", dir=grader.exchange)
+        if grader.child_user is not None:
+            os.chmod(self.workdir, 0o711)  # to be gone through to the copy, not listed
         self.zygotes = Zygotes(grader.zygote, grader.remake)
         self.order = [ex for ex in IDS if only in (None, ex)]
-        # In the sandbox the exchange folder is read-only to every child: one copy of the files serves all exercises.
-        self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, grader.sandboxed) for ex in self.order}
+        # Where no child can write the copy (the sandbox binds it read-only;
+        # the grader's own user does not own it), one copy serves all exercises.
+        shared = grader.sandboxed or grader.child_user is not None
+        self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, shared) for ex in self.order}
         self.make_ref = grader._reference_factory(job.record_into)  # before any submission code runs
         # Recorded answers are for the inputs as written: a recording uses no secret.
         self.inputs_seed = 0 if job.record_into is not None else grader.inputs_seed
@@ -408,7 +469,7 @@ class _Round:
     def finish(self, results: list, collect_errors: list, log: str) -> Grade:
         self._close()
         grader, sub = self.grader, self.sub
-        grade = Grade(self.job.display_root or self.job.path, inputs_seed=self.inputs_seed)
+        grade = Grade(self.job.display_root or self.job.path, inputs_seed=self.inputs_seed, unconfined=grader.note_unconfined(self.zygotes.current))
         if collect_errors:
             grade.errors.append("pytest could not collect the checks\n" + "\n".join(collect_errors) + log[-4000:])
         order = {ex: i for i, ex in enumerate(IDS)}

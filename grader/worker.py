@@ -7,9 +7,10 @@ tensor bytes (``protocol``: nothing is unpickled) and is judged by the grader.
 
 What the child does before the submission's code runs is of two kinds.
 Conveniences (its streams, its import path, its environment) the submission
-can undo, which spoils only its own answers. The confinement (``limits``,
-``confine``: resource limits, no capabilities, the seccomp filter) nothing it
-does can undo.
+can undo, which spoils only its own answers. The confinement
+(``confine_child``: first in line for the out-of-memory killer, the grader's
+own unprivileged user where the grader is root without a sandbox, resource
+limits, no capabilities, the seccomp filter) nothing it does can undo.
 """
 import io
 import linecache
@@ -21,7 +22,7 @@ import types
 
 import torch
 
-from grader import confine, limits, ops, protocol, standins
+from grader import cgroup, child_user, confine, limits, ops, protocol, standins
 
 _MAX_TEXT = 2000
 
@@ -96,12 +97,17 @@ def prepare() -> None:
 
     The submission sees its own folder and the Python installation, not the
     project: ``import solutions`` must not find the reference."""
-    keep = [p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p or p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
-    _KEEP_PATH[:] = keep
+    _KEEP_PATH[:] = child_user.interpreter_paths()
     confine.prepare()
     for name in list(sys.modules):
         if name == "solutions" or name.startswith("solutions.") or name.startswith("checks"):
             del sys.modules[name]
+
+
+def reach_through(reach: child_user.Reach) -> None:
+    """Called in the zygote once its import paths go through ``reach``'s
+    descriptors: so do the children's."""
+    _KEEP_PATH[:] = [reach.map(p) for p in _KEEP_PATH]
 
 
 def _isolate_imports(private_dir: str) -> None:
@@ -110,8 +116,21 @@ def _isolate_imports(private_dir: str) -> None:
     sys.path[:] = [private_dir] + _KEEP_PATH
 
 
-def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
-    """Never returns: the child ends with ``os._exit``."""
+def confine_child(user: child_user.ChildUser | None, process_limits: limits.Limits | None = None) -> list[str]:
+    """Everything that confines a child, in order; nothing after it needs
+    what it takes away. Returns what could not be done here."""
+    cgroup.first_to_go()  # while still privileged: it cannot lower this again
+    if user is not None:
+        child_user.become(user)
+    limits.apply(process_limits or limits.Limits())
+    return confine.confine()
+
+
+def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.ChildUser | None = None, reach=()) -> None:
+    """Never returns: the child ends with ``os._exit``. ``user``: the user it
+    becomes (root without a sandbox); ``reach``: the zygote's descriptors for
+    the interpreter's folders that user cannot reach by path (kept at their
+    numbers, from ``child_user.REACH_FD`` up)."""
     try:
         os.setsid()  # its own process group, so the grader can kill all it starts at once
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -120,12 +139,13 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
         os.dup2(out_fd, 2)
         os.dup2(req_fd, 3)
         os.dup2(resp_fd, 4)
-        os.closerange(5, 1 << 16)
+        kept = sorted(reach)
+        for low, high in zip([5] + [fd + 1 for fd in kept], kept + [1 << 16]):
+            os.closerange(low, high)
         _fresh_streams()
         req_fd, resp_fd = 3, 4
         torch.set_num_threads(1)
-        limits.apply(limits.Limits(**spec["limits"]))
-        confine.confine()  # last: nothing after it needs what it takes away
+        confine_child(user, limits.Limits(**spec["limits"]))
     except BaseException:  # noqa: BLE001 - nothing to report to yet
         os._exit(70)
 
@@ -138,11 +158,16 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int) -> None:
     # it, one copy for the whole submission.
     try:
         private_dir = protocol.receive(req_fd)["private_dir"]
+        protocol.send(resp_fd, {"heard": True})  # before any submission code: the grader knows this child is not stopped
         os.chdir(private_dir)
         os.environ.clear()
         # TMPDIR: the tempfile module writes into the exercise's own folder,
-        # not into a /tmp that, without the sandbox, is the machine's.
-        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": private_dir, "TMPDIR": private_dir, "LANG": "C.UTF-8"})
+        # not into a /tmp that, without the sandbox, is the machine's. The
+        # grader's own user cannot write its copy of the files: it gets a
+        # folder of its own in /tmp, removed with all it owns when the
+        # exercise ends (leftovers.clear_owned).
+        home = private_dir if user is None else tempfile.mkdtemp(prefix="attention-child-", dir="/tmp")
+        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8"})
         tempfile.tempdir = None  # computed again from TMPDIR, not inherited from the zygote
         _isolate_imports(private_dir)
     except BaseException:  # noqa: BLE001 - the grader hung up before this exercise began

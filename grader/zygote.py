@@ -47,7 +47,7 @@ import socket
 import subprocess
 import sys
 
-from grader import confine, leftovers, limits
+from grader import cgroup, child_user, confine, leftovers, limits
 
 _BUF = 1 << 16
 
@@ -110,13 +110,41 @@ def _huge_pages() -> None:
             madvise(start, end - start, madv_collapse)
 
 
-def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> None:
+def _confinement_report(user: child_user.ChildUser | None) -> list[str]:
+    """What a child could not have done to confine it (``confine.confine``),
+    found once by a child forked for nothing else: the grader refuses to
+    grade with ``--sandbox require`` and says so otherwise."""
+    from grader import worker
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.write(w, json.dumps(worker.confine_child(user)).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    try:
+        return [str(x) for x in json.loads(data)]
+    except ValueError:
+        return ["the confinement could not be tried (the test child died)"]
+
+
+def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, user: child_user.ChildUser | None = None) -> None:
     limits.become_subreaper()
     confine.protect_self()
+    cgroup.protect_from_oom_killer()
     _warm_up()
     from grader import worker  # imported once here, not by every child
 
     worker.prepare()
+    reach = child_user.Reach(user)  # while still root: the interpreter, where only root reaches it
+    worker.reach_through(reach)
+    unconfined = _confinement_report(user)
     # Children share the zygote's memory copy-on-write. A garbage collection in
     # a child walks (and so writes to) every object it can reach, copying the
     # pages they live on; frozen objects are never walked.
@@ -139,12 +167,12 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> 
             if pid == 0:
                 sock.close()
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                worker.main(cmd["spec"], *fds)
+                worker.main(cmd["spec"], *fds, user=user, reach=reach.fds)
                 os._exit(0)
             for fd in fds:
                 os.close(fd)
             workers.add(pid)
-            sock.sendall(json.dumps({"pid": pid}).encode())
+            sock.sendall(json.dumps({"pid": pid, "unconfined": unconfined}).encode())
         elif cmd["cmd"] == "release":
             # The grader is done with this child: kill it and what it started,
             # without making the grader wait (it has the next child already).
@@ -152,17 +180,16 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> 
             limits.kill_group(cmd["pid"])
             limits.kill_process(cmd["pid"])  # reaped: only orphans, if any, are left to look for
             limits.kill_children(keep=frozenset(workers))
-            if sandboxed:
-                leftovers.clear()  # the next exercise starts from a clean /tmp, /dev/shm and IPC
+            _clear(sandboxed, user)  # the next exercise starts from a clean /tmp, /dev/shm and IPC
         elif cmd["cmd"] == "kill":
             # Kill one child's process group, and every orphan: anything that is
             # our child but not a child the grader still talks to was started
             # by a submission and left behind.
             if cmd.get("pid") is None:
                 workers.clear()
-                if sandboxed:
+                if sandboxed or user is not None:
                     limits.kill_children()
-                    leftovers.clear()  # the sandbox's own /tmp, /dev/shm and IPC, never the machine's
+                    _clear(sandboxed, user)
             else:
                 workers.discard(cmd["pid"])
                 limits.kill_group(cmd["pid"])
@@ -172,44 +199,75 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False) -> 
             # Answered after every earlier command: the children released
             # before it are dead when the grader reads this.
             sock.sendall(b'{"ok": true}')
+        elif cmd["cmd"] == "unconfined":
+            sock.sendall(json.dumps({"unconfined": unconfined}).encode())
+        elif cmd["cmd"] == "wake":
+            # A child started ahead may have been stopped (SIGSTOP) by the
+            # exercise before it: go on, before it is asked to import.
+            try:
+                os.killpg(cmd["pid"], signal.SIGCONT)
+            except (ProcessLookupError, PermissionError):
+                pass
+            sock.sendall(b'{"ok": true}')
         elif cmd["cmd"] == "exit":
             break
     limits.kill_children()
+
+
+def _clear(sandboxed: bool, user: child_user.ChildUser | None) -> None:
+    """What the exercise's code left in shared places: the sandbox's own
+    (all of it), or without namespaces what the children's own user owns."""
+    if sandboxed:
+        leftovers.clear()
+    elif user is not None:
+        leftovers.clear_owned(user.uid)
 
 
 class Zygote:
     def __init__(self, pid: int, sock: socket.socket, popen=None):
         self.pid, self.sock, self._popen = pid, sock, popen
         self._answered = False
+        self.unconfined: list[str] = []  # what children could not be confined by (known from the first spawn)
 
     @classmethod
-    def fork(cls, many: bool = False) -> "Zygote":
+    def fork(cls, many: bool = False, user: child_user.ChildUser | None = None, group: cgroup.Group | None = None) -> "Zygote":
         """Fork the zygote from the current process: call this before importing
         anything a submission must not see. ``many``: it will fork children for
-        many submissions (see ``_huge_pages``)."""
+        many submissions (see ``_huge_pages``). ``user``: the children's own
+        user (``child_user``); ``group``: the control group it joins."""
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             parent.close()
             try:
-                _serve(child, many=many)
+                if group is not None:
+                    group.join()
+                _serve(child, many=many, user=user)
             finally:
                 os._exit(0)
         child.close()
         return cls(pid, parent)
 
     @classmethod
-    def exec(cls, prefix: list[str] | None = None, many: bool = False) -> "Zygote":
+    def exec(
+        cls,
+        prefix: list[str] | None = None,
+        many: bool = False,
+        user: child_user.ChildUser | None = None,
+        group: cgroup.Group | None = None,
+    ) -> "Zygote":
         """Start a fresh zygote with a new interpreter (it imports torch again),
         optionally inside a sandbox: ``prefix`` is the sandbox's command line.
         Also used when a forked zygote has been killed."""
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         quiet = subprocess.DEVNULL if prefix else None  # a sandboxed zygote has nothing to tell the user
         popen = subprocess.Popen(
-            list(prefix or [])
+            cgroup.join_command(group)
+            + list(prefix or [])
             + [sys.executable, "-m", "grader.zygote", str(child.fileno())]
             + (["--sandboxed"] if prefix else [])
-            + (["--many"] if many else []),
+            + (["--many"] if many else [])
+            + (["--user", user.to_arg()] if user is not None else []),
             pass_fds=[child.fileno()],
             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
             stdin=subprocess.DEVNULL,
@@ -246,7 +304,18 @@ class Zygote:
             pass
 
     def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
-        return self._ask({"cmd": "spawn", "spec": spec}, [req_r, resp_w, out_w])["pid"]
+        reply = self._ask({"cmd": "spawn", "spec": spec}, [req_r, resp_w, out_w])
+        self.unconfined = [str(x) for x in reply.get("unconfined", [])]
+        return reply["pid"]
+
+    def ask_unconfined(self) -> list[str]:
+        """What children cannot be confined by here (waits for the zygote's start)."""
+        self.unconfined = [str(x) for x in self._ask({"cmd": "unconfined"}).get("unconfined", [])]
+        return self.unconfined
+
+    def wake(self, pid: int) -> None:
+        """SIGCONT child ``pid``'s process group (it may have been stopped)."""
+        self._ask({"cmd": "wake", "pid": pid})
 
     def kill(self, pid: int) -> None:
         """Kill child ``pid`` with its process group and every orphan."""
@@ -310,6 +379,16 @@ class Zygotes:
         except ZygoteGone:
             pass  # a dead zygote's children were killed with it (or are strays, killed by get())
 
+    def wake(self, pid: int | None) -> None:
+        """``settle``, then SIGCONT child ``pid``'s group (see Zygote.wake)."""
+        self.unsettled = False
+        if pid is None:
+            return
+        try:
+            self.get().wake(pid)
+        except ZygoteGone:
+            pass  # the next request finds it dead and says so
+
     def get(self) -> Zygote:
         if not self.current.alive():
             self.replaced = True
@@ -364,4 +443,6 @@ class Zygotes:
 if __name__ == "__main__":
     import torch  # noqa: F401 - children expect it already imported
 
-    _serve(socket.socket(fileno=int(sys.argv[1])), sandboxed="--sandboxed" in sys.argv[2:], many="--many" in sys.argv[2:])
+    options = sys.argv[2:]
+    user = child_user.ChildUser.from_arg(options[options.index("--user") + 1]) if "--user" in options else None
+    _serve(socket.socket(fileno=int(sys.argv[1])), sandboxed="--sandboxed" in options, many="--many" in options, user=user)
