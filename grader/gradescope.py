@@ -68,30 +68,45 @@ RUN_AUTOGRADER = """\
 # AUTOGRADER_ROOT (default /autograder), PYTHON (default: the environment
 # setup.sh made, else python3) and GRADER_TIMEOUT (seconds, default {timeout})
 # can be set to run it elsewhere, e.g. to try it on your own machine.
+#
+# Everything is in functions that bash reads whole before it runs any of
+# them, and the line that calls them also exits: bash reads a script as it
+# goes, so whatever is written into this file while it runs is never read.
 set -u
 
-ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-SOURCE="$ROOT/source"
-RESULTS="$ROOT/results/results.json"
-if [ -n "${{PYTHON:-}}" ]; then
-    PY="$PYTHON"
-elif [ -x "$ROOT/venv/bin/python" ]; then
-    PY="$ROOT/venv/bin/python"
-else
-    PY=python3
-fi
-LIMIT="${{GRADER_TIMEOUT:-{timeout}}}"
+main() {{
+    ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+    SOURCE="$ROOT/source"
+    RESULTS="$ROOT/results/results.json"
+    if [ -n "${{PYTHON:-}}" ]; then
+        PY="$PYTHON"
+    elif [ -x "$ROOT/venv/bin/python" ]; then
+        PY="$ROOT/venv/bin/python"
+    else
+        PY=python3
+    fi
+    LIMIT="${{GRADER_TIMEOUT:-{timeout}}}"
 
-mkdir -p "$ROOT/results"
-rm -f "$RESULTS"
+    mkdir -p "$ROOT/results"
+    rm -f "$RESULTS"
+    # Where the grader is root without namespaces, submission code runs as a
+    # user of the grader's own: the solutions, the hidden checks, the grader,
+    # the submission and the results are root's alone (the Python
+    # environment stays readable), and nobody else may write this script.
+    chmod 0700 "$SOURCE" "$ROOT/results" "$ROOT/submission" 2>/dev/null
+    chmod go-w "$ROOT" "$0" 2>/dev/null
 
-# The grader writes results.json and exits 0; anything else means it did not.
-status=0
-if command -v timeout >/dev/null; then
-    (cd "$SOURCE" && PYTHONPATH="$SOURCE" timeout --kill-after=10 "$LIMIT" "$PY" -m grader.gradescope autograde "$ROOT") || status=$?
-else
-    (cd "$SOURCE" && PYTHONPATH="$SOURCE" "$PY" -m grader.gradescope autograde "$ROOT") || status=$?
-fi
+    # The grader writes results.json and exits 0; anything else means it did not.
+    status=0
+    if command -v timeout >/dev/null; then
+        (cd "$SOURCE" && PYTHONPATH="$SOURCE" timeout --kill-after=10 "$LIMIT" "$PY" -m grader.gradescope autograde "$ROOT") || status=$?
+    else
+        (cd "$SOURCE" && PYTHONPATH="$SOURCE" "$PY" -m grader.gradescope autograde "$ROOT") || status=$?
+    fi
+    if [ "$status" -ne 0 ] || ! valid; then
+        fallback
+    fi
+}}
 
 valid() {{
     "$PY" -c 'import json, sys
@@ -99,7 +114,7 @@ d = json.load(open(sys.argv[1], encoding="utf-8"))
 sys.exit(not isinstance(d.get("score"), (int, float)))' "$RESULTS" 2>/dev/null
 }}
 
-if [ "$status" -ne 0 ] || ! valid; then
+fallback() {{
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
         zh="评分超过了 $LIMIT 秒，没能完成"
         en="Grading took longer than $LIMIT seconds and was stopped"
@@ -120,8 +135,9 @@ if [ "$status" -ne 0 ] || ! valid; then
   "tests": []
 }}
 EOF
-fi
-exit 0
+}}
+
+main "$@"; exit 0
 """
 
 

@@ -4,10 +4,12 @@ copied to AUTOGRADER_ROOT, the submission in AUTOGRADER_ROOT/submission.
 setup.sh is not run: this environment already has torch."""
 import json
 import os
+import pathlib
 import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
 
 import pytest
@@ -16,7 +18,7 @@ from results_schema import RESULTS_SCHEMA, valid
 
 from grader import __version__, report
 from grader.exercises import IDS, TOTAL
-from grader.gradescope import find_submission
+from grader.gradescope import find_submission, run_autograder_sh
 from grader.grading import Grade
 from grader.plugin import CheckResult
 
@@ -232,3 +234,129 @@ def test_find_submission(tmp_path):
     assert find_submission(str(more)) == (str(more / "exercises"), 3)
     assert find_submission(str(tree("notes.txt"))) == (None, 0)
     assert find_submission(str(tmp_path / "missing")) == (None, 0)
+
+
+# - as Gradescope runs it: root, no namespaces ------------------------------
+
+# A thief of 10 lines per exercise: it finds the grader's folder from the
+# command lines in /proc (world-readable) and runs the reference solution.
+THIEF = '''
+import glob, os
+for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
+    try:
+        args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
+    except OSError:
+        continue
+    if "grader.gradescope" in args and "autograde" in args:
+        root = args[args.index("autograde") + 1]
+        exec(open(os.path.join(root, "source", "solutions", os.path.basename(__file__)), encoding="utf-8").read())
+        break
+'''
+
+# A rewriter: everything of run_autograder after the line bash is running
+# (the grader's) becomes code that writes a full score, run as root once
+# the grader exits, unless bash has read it all before.
+REWRITER = '''
+import glob, os
+for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
+    args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
+    if "grader.gradescope" in args and "autograde" in args:
+        root = args[args.index("autograde") + 1]
+        script = os.path.join(root, "run_autograder")
+        text = open(script).read()
+        cut = text.index("\\n", text.rindex("grader.gradescope autograde")) + 1
+        payload = "echo '{\\"score\\": 100, \\"tests\\": []}' > " + root + "/results/results.json; exit 0\\n"
+        with open(script, "r+") as f:
+            f.seek(cut)
+            f.write((payload * (1 + (len(text) - cut) // len(payload)))[: max(len(text) - cut, len(payload))])
+        break
+'''
+
+
+@pytest.fixture
+def gradescope_root(bundle):
+    """``bundle`` laid out as Gradescope lays it out, in a folder every user
+    may go through (as /autograder is), and a PATH without bubblewrap."""
+    base = tempfile.mkdtemp(prefix="gradescope-root-", dir="/tmp")
+    os.chmod(base, 0o755)
+    root = os.path.join(base, "autograder")
+    with zipfile.ZipFile(bundle) as z:
+        z.extractall(os.path.join(root, "source"))
+    for dirpath, dirnames, filenames in os.walk(base):  # as unzipped by root with umask 022
+        for name in dirnames:
+            os.chmod(os.path.join(dirpath, name), 0o755)
+    shutil.copy(os.path.join(root, "source", "run_autograder"), os.path.join(root, "run_autograder"))
+    os.chmod(os.path.join(root, "run_autograder"), 0o755)
+    os.mkdir(os.path.join(root, "submission"))
+    bin_dir = os.path.join(base, "bin")
+    os.mkdir(bin_dir)
+    for folder in ("/usr/bin", "/bin"):
+        for name in os.listdir(folder):
+            if name != "bwrap" and not os.path.lexists(os.path.join(bin_dir, name)):
+                os.symlink(os.path.join(folder, name), os.path.join(bin_dir, name))
+    yield pathlib.Path(root), bin_dir
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def _as_root_without_bubblewrap(root, bin_dir):
+    if os.geteuid() != 0 and not os.environ.get("ATTENTION_CI"):
+        pytest.skip("needs root, as Gradescope runs it")
+    results, proc = run_autograder(root, PATH=bin_dir)
+    assert "grader.sandbox" not in proc.stderr
+    return results, proc
+
+
+def test_as_root_without_namespaces_the_solutions_score_100(gradescope_root):
+    root, bin_dir = gradescope_root
+    make_submission(root / "submission")
+    results, proc = _as_root_without_bubblewrap(root, bin_dir)
+    assert results["score"] == TOTAL, proc.stdout[-3000:]
+    assert "unconfined" not in results["extra_data"], results["extra_data"]
+
+
+def test_as_root_without_namespaces_a_solution_thief_scores_0(gradescope_root):
+    root, bin_dir = gradescope_root
+    for ex in IDS:
+        (root / "submission" / f"{ex}.py").write_text(THIEF, encoding="utf-8")
+    results, proc = _as_root_without_bubblewrap(root, bin_dir)
+    assert results["score"] == 0, proc.stdout[-3000:]
+    assert "PermissionError" in proc.stdout  # it found the folder, and could not read it
+
+
+def test_as_root_without_namespaces_a_script_rewriter_scores_0(gradescope_root):
+    root, bin_dir = gradescope_root
+    (root / "submission" / "ex0_weighted_sum.py").write_text(REWRITER, encoding="utf-8")
+    before = (root / "run_autograder").read_bytes()
+    results, proc = _as_root_without_bubblewrap(root, bin_dir)
+    assert results["score"] == 0 and results["tests"], results
+    assert (root / "run_autograder").read_bytes() == before
+    assert "PermissionError" in proc.stdout
+
+
+def test_run_autograder_reads_itself_whole_before_it_runs(tmp_path):
+    """Even where a submission could write run_autograder, what it writes
+    is never run: bash has read the whole script before grading starts."""
+    script = tmp_path / "run_autograder"
+    script.write_text(run_autograder_sh(), encoding="utf-8")
+    fake = tmp_path / "fake-python"
+    # A "python" that, as a child of the grader could, writes over the rest
+    # of the script from the line bash is running, then fails.
+    fake.write_text(
+        "#!/usr/bin/env python3\n"
+        "import sys\n"
+        f"script, marker = {str(script)!r}, {str(tmp_path / 'pwned')!r}\n"
+        "text = open(script).read()\n"
+        "cut = text.index('\\n', text.rindex('grader.gradescope autograde')) + 1\n"
+        "payload = 'echo PWNED > ' + marker + '; exit 0\\n'\n"
+        "with open(script, 'r+') as f:\n"
+        "    f.seek(cut)\n"
+        "    f.write(payload * (1 + (len(text) - cut) // len(payload)))\n"
+        "sys.exit(1)\n",
+        encoding="utf-8",
+    )
+    fake.chmod(0o755)
+    (tmp_path / "source").mkdir()
+    proc = subprocess.run(["bash", str(script)], env={**os.environ, "AUTOGRADER_ROOT": str(tmp_path), "PYTHON": str(fake)}, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "pwned").exists()
+    assert json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))["score"] == 0
