@@ -124,9 +124,12 @@ class BatchOutput:
 
 
 def with_note(markdown: str, note: str) -> str:
+    """``markdown`` with the note quoted under its title. A note names files
+    and folders the student named (``<img src=x>.py``): Markdown shows them
+    as written (``report.markdown_text``)."""
     lines = markdown.split("\n")
     block = ["", "> 收作业时发现 / found when collecting your submission:", ">"]
-    block += [f"> - {part}" for part in note.split("; ")]
+    block += [f"> - {report.markdown_text(part)}" for part in note.split("; ")]
     return "\n".join(lines[:1] + block + lines[1:])
 
 
@@ -139,7 +142,7 @@ def ungradable_markdown(note: str) -> str:
             "",
             "你的提交无法评分 / your submission could not be graded:",
             "",
-            *(f"- {part}" for part in note.split("; ")),
+            *(f"- {report.markdown_text(part)}" for part in note.split("; ")),
             "",
         ]
     )

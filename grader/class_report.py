@@ -9,7 +9,8 @@ the mistakes the class made, then exercises, checks and the students to help.
 
 Every id and every text that comes from OUT is the students' (a folder may
 be named ``<script>``): it is escaped for HTML, or for Markdown, where it is
-written, never before.
+written, never before; control characters in it are shown as escapes
+(``text.visible``).
 
 ``python -m grader report OUT`` (``run``) rebuilds the report without
 regrading; ``write`` is what a batch calls when it has finished.
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from grader import class_data
 from grader.exercises import BY_ID
 from grader.report import write_atomically
+from grader.text import visible
 
 HTML_NAME, MD_NAME = "report.html", "report.md"
 SIMILAR = "similar.json"  # written by ``grader similar``; its section is that module's
@@ -349,7 +351,9 @@ figcaption { font-size: .85rem; color: #555; }
 
 
 def _h(text) -> str:
-    return html.escape(str(text), quote=True)
+    # visible: control characters too, were OUT written by a grader before
+    # text from children was made visible as it was read (grader/protocol.py).
+    return html.escape(visible(str(text)), quote=True)
 
 
 def _href(path: str) -> str:
@@ -426,7 +430,7 @@ _MD_SPECIAL = re.compile(r"([\\`*\[<|&~#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
 def _md(text) -> str:
     """Text that stays text in Markdown: no table cell ends early, no link,
     emphasis or HTML starts (a folder named <script> is just words)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(visible(str(text)).splitlines()))
 
 
 def _md_cell(cell) -> str:

@@ -104,13 +104,15 @@ def _grade(parser, args) -> int:
     from grader import report
     from grader.grading import Grader
     from grader.sandbox import SandboxUnavailable
+    from grader.text import visible
 
     try:
         grader = Grader(sandbox=args.sandbox, inputs_seed=args.inputs_seed)
     except SandboxUnavailable as exc:
         return _usage_error(parser, str(exc))
     try:
-        grade = grader.grade(os.path.abspath(args.path), only=args.only, display_root=args.path)
+        # The title names the folder: a student's folder name, if the shell expanded a pattern.
+        grade = grader.grade(os.path.abspath(args.path), only=args.only, display_root=visible(args.path, name=True))
     except KeyboardInterrupt:
         print("已中断 / interrupted", file=sys.stderr)
         return 130

@@ -13,7 +13,7 @@ from grader import ops, protocol, standins
 from grader.checking import Fault, SubmissionFault, describe_part
 from grader.limits import Limits
 from grader.submission import ExerciseFile
-from grader.text import NOT_IMPLEMENTED, t
+from grader.text import NOT_IMPLEMENTED, t, visible
 from grader.zygote import Zygotes, ZygoteGone
 
 
@@ -120,7 +120,8 @@ def _load_reference(exercise_id: str, path: str):
 def _error_info(info: dict) -> tuple[str, str, list]:
     """The child describes its own errors, and a submission can replace the
     describer: take only short text and well-formed lines from it (found by
-    tests/attacks/ex0_weighted_sum__huge_exception.py)."""
+    tests/attacks/ex0_weighted_sum__huge_exception.py). Its control
+    characters were made visible as the message was read (``protocol``)."""
     kind, message = str(info.get("type", "?"))[:200], str(info.get("message", ""))[:2000]
     lines = info.get("lines")
     lines = [pair for pair in lines if isinstance(pair, (list, tuple)) and len(pair) == 2] if isinstance(lines, list) else []
@@ -173,16 +174,12 @@ class _Drain(threading.Thread):
             os.close(self.fd)
 
     def text(self) -> str:
-        out = self.kept.decode("utf-8", "replace").translate(_VISIBLE_CONTROLS)
+        # Shown in the terminal report: control codes in it (ESC, CSI...) could
+        # clear the screen or repaint the score lines above it, so they are
+        # shown as text, e.g. "\x1b[2J" (found by
+        # tests/attacks/ex0_weighted_sum__fake_stdout.py).
+        out = visible(self.kept.decode("utf-8", "replace"))
         return out + (f"\n... ({self.dropped} more bytes dropped)" if self.dropped else "")
-
-
-# What a child prints is shown in the terminal report: terminal control codes
-# in it (ESC, CSI, ...) could clear the screen or repaint the score lines above
-# it, so they are shown as text, e.g. "\x1b[2J" (found by
-# tests/attacks/ex0_weighted_sum__fake_stdout.py). Tabs, newlines and carriage
-# returns stay: the report splits lines itself.
-_VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n\r"}
 
 
 class SubmissionEndpoint(Endpoint):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from grader.exercises import EXERCISES, IDS
 from grader.submission import MAX_FILE_BYTES
+from grader.text import visible
 
 FILENAMES = {e.filename: e.id for e in EXERCISES}
 MAX_ZIP_BYTES = 64 * 1024**2  # the zip file itself
@@ -58,10 +59,11 @@ class Entry:
 
 def printable(name: str) -> str:
     """A file name as text: bytes that were not UTF-8 (kept by Python as
-    surrogates) are shown as ``\\xNN``; control characters are escaped."""
+    surrogates) are shown as ``\\xNN``; control characters are escaped
+    (``text.visible``). Every name from DIR, a zip's included, becomes text
+    here, before any note, id or message holds it."""
     raw = os.fsencode(name) if isinstance(name, str) else name
-    text = raw.decode("utf-8", errors="backslashreplace")
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return visible(raw.decode("utf-8", errors="backslashreplace"), name=True)
 
 
 def folder_key(name: str) -> str:

@@ -9,6 +9,13 @@ tensors the checks exchange.)
 
 In the header, a tensor is ``{"$t": [offset, nbytes, dtype, shape]}``, a dict
 is ``{"$d": {...}}`` (string keys only) and a list is a JSON list.
+
+Every string a reader gets, dict keys included, has its control characters
+made visible (``grader.text.visible``): this is where text a submission wrote
+(an exception's type, message and lines, a type's name, parameter names)
+enters the grader, on its way to the teacher's terminal, results.json and
+feedback.md, so no later code can forget it. The grader's own requests hold
+no such characters, so for the child reading them nothing changes.
 """
 import json
 import math
@@ -18,6 +25,8 @@ import struct
 import time
 
 import torch
+
+from grader.text import visible
 
 MAX_MESSAGE = 8 * 1024 * 1024  # a message bigger than this is refused unread (real ones are a few KB)
 MAX_DEPTH = 32  # nesting of containers in a message
@@ -90,11 +99,13 @@ def decode(data: bytes):
             return [build(v, depth + 1) for v in o]
         if isinstance(o, dict):
             if set(o) == {"$d"} and isinstance(o["$d"], dict):
-                return {k: build(v, depth + 1) for k, v in o["$d"].items()}
+                return {visible(k): build(v, depth + 1) for k, v in o["$d"].items()}
             if set(o) == {"$t"}:
                 return _tensor(o["$t"], blob)
             raise ProtocolError("unreadable message: unknown object")
-        if o is None or type(o) in (bool, int, float, str):
+        if type(o) is str:
+            return visible(o)
+        if o is None or type(o) in (bool, int, float):
             return o
         raise ProtocolError("unreadable message: unknown value")
 

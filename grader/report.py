@@ -5,6 +5,7 @@ import contextlib
 import html
 import json
 import os
+import re
 import tempfile
 import unicodedata
 
@@ -158,6 +159,30 @@ def _indent(s: str, by: str = "    ") -> str:
     return "\n".join(by + line for line in s.splitlines())
 
 
+def fenced(text: str, info: str = "text") -> list[str]:
+    """``text`` as the lines of a fenced code block that no line of it can
+    close: the fence is longer than the longest run of backticks in it
+    (CommonMark closes a fence only with one at least as long). In it,
+    Markdown and HTML are text: a student's ``<img>`` or ``[link](...)``
+    shows as written (found by
+    tests/attacks/ex0_weighted_sum__feedback_fence_breakout.py)."""
+    longest = max(map(len, re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, text, fence]
+
+
+# What could start a link, an image, code, emphasis, a heading, HTML or an
+# entity in a line of Markdown text. An underscore inside a word
+# (ex0_weighted_sum.py) starts nothing: left as it is.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>&~#!|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
+
+
+def markdown_text(text: str) -> str:
+    """A line of Markdown that shows ``text`` as written, for text a student
+    chose (file and folder names in a note) outside a code block."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.splitlines()))
+
+
 def markdown(grade) -> str:
     """The same feedback as the terminal, for a file a student opens."""
     lines = ["# 评分反馈 / Feedback", "", f"总分 / total: **{_num(grade.score)} / {_num(grade.max_score)}**", ""]
@@ -170,7 +195,7 @@ def markdown(grade) -> str:
         if failed:
             lines += ["", f"## {ex}", ""]
             for r in failed:
-                lines += [f"- ✗ {r.name} ({_num(r.points)}/{_num(r.max_points)})", "", "```text", r.feedback, "```", ""]
+                lines += [f"- ✗ {r.name} ({_num(r.points)}/{_num(r.max_points)})", "", *fenced(r.feedback), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -225,7 +250,7 @@ def results_json(grade) -> dict:
         # until the teacher publishes, a student sees the public checks
         # (each "visible") and nothing that tells how the hidden ones went.
         "visibility": "after_published" if any(r.hidden for r in grade.results) else "visible",
-        **_teacher_only(grade.inputs_seed),
+        **_teacher_only(grade.inputs_seed, grade.unconfined),
         "tests": tests,
     }
     if grade.errors:
@@ -248,12 +273,15 @@ def ungradable_results(*reasons: str) -> dict:
     }
 
 
-def _teacher_only(inputs_seed: int = 0) -> dict:
+def _teacher_only(inputs_seed: int = 0, unconfined: list | None = None) -> dict:
     """The fields for the teacher's eyes: the grader's standard output (kept hidden) and extra_data."""
     extra = {"grader_version": __version__}
     if inputs_seed:
         # The checks' inputs were drawn with this secret: `--inputs-seed` regrades with the same ones.
         extra["inputs_seed"] = inputs_seed
+    if unconfined:
+        # What could not be done to confine the submission's code where it was graded.
+        extra["unconfined"] = list(unconfined)
     # What the grader prints is for the teacher: the full report quotes the
     # hidden checks, their inputs included.
     return {"stdout_visibility": "hidden", "extra_data": extra}

@@ -50,6 +50,7 @@ import time
 
 from grader import intake, report
 from grader.exercises import IDS
+from grader.text import visible
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GIVEN = ("exercises", "solutions")  # folders of code the course gave: boilerplate
@@ -372,7 +373,9 @@ CSS = """
 
 
 def _h(text) -> str:
-    return html.escape(str(text), quote=True)
+    # visible: the excerpts are the students' own source, where a bidi
+    # override (U+202E) would show code in another order than Python reads it.
+    return html.escape(visible(str(text)), quote=True)
 
 
 def _code(side: dict) -> str:
@@ -471,7 +474,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#])")
 
 def _md(text) -> str:
     """Text that stays text in Markdown (an id may be ``<script>`` or hold ``|``)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(visible(str(text)).splitlines()))
 
 
 def _line_ranges(side: dict) -> str:

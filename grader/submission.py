@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from grader.exercises import EXERCISES
-from grader.text import Text
+from grader.text import Text, visible
 
 MAX_FILE_BYTES = 1024 * 1024
 
@@ -128,8 +128,11 @@ def _read(path: str, display: str, exercise_id: str, teacher: dict | None = None
 
 
 def load(root: str, display_root: str | None = None, teacher: dict | None = None) -> Submission:
-    """``teacher``: ``teacher_files()`` of the grader's solutions and checks."""
-    display_root = root if display_root is None else display_root
+    """``teacher``: ``teacher_files()`` of the grader's solutions and checks.
+    ``display_root``: the folder as messages name it; its control characters
+    are made visible (a student names their folders, and the name reaches the
+    teacher's terminal in every message about a file)."""
+    display_root = visible(root if display_root is None else display_root, name=True)
     sub = Submission(root)
     for ex in EXERCISES:
         sub.files[ex.id] = _read(
