@@ -8,17 +8,23 @@ code, with or without the bubblewrap sandbox:
   tox environment) but loses every capability, for good: the kernel lets no
   process trace or open the memory of a process that holds capabilities it
   lacks, or of a non-dumpable one, without CAP_SYS_PTRACE.
-- ``no_new_privs`` and a seccomp filter (a few dozen BPF instructions, built
-  here: the students' environment installs nothing for it) refuse, with
-  EPERM, the system calls that reach into another process: ``ptrace``,
-  ``process_vm_readv``/``writev``, ``pidfd_getfd``, ``kcmp``,
+- ``no_new_privs`` and a seccomp filter (a short program of BPF
+  instructions, built here: the students' environment installs nothing for
+  it) refuse, with EPERM, the system calls that reach into another process:
+  ``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_getfd``, ``kcmp``,
   ``process_madvise``, ``process_mrelease``, ``move_pages``,
   ``migrate_pages``, ``perf_event_open``; and those that change another
   process's limits or priority (``prlimit64``, ``setpriority``,
   ``ioprio_set``, ``sched_set*``) unless they name the caller itself (pid 0;
   for setpriority and ioprio_set also its own process group, never "every
-  process of this user"). The filter is inherited by everything the child
-  starts and cannot be removed.
+  process of this user"). It refuses, too, what no child needs: the kernel's
+  keyrings (``add_key``, ``request_key``, ``keyctl``: a store shared by every
+  process of the user that nothing empties between exercises or students),
+  ``io_uring_*``, ``userfaultfd``, ``bpf``, new namespaces (``unshare``,
+  ``setns``, ``clone`` with a ``CLONE_NEW*`` flag; ``clone3``, whose flags it
+  cannot read, gets ENOSYS and the C library uses ``clone``), mounts and
+  ``chroot``, kernel modules and ``kexec``. The filter is inherited by
+  everything the child starts and cannot be removed.
 
 The grading process and the zygote make themselves non-dumpable
 (``protect_self``): a process of the same user without CAP_SYS_PTRACE can then
@@ -40,12 +46,13 @@ _PR_SET_NO_NEW_PRIVS = 38
 _SECCOMP_MODE_FILTER = 2
 _SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_RET_ERRNO = 0x00050000
-_EPERM = 1
+_EPERM, _ENOSYS = 1, 38  # the same on x86_64 and aarch64
 
 # BPF opcodes (linux/filter.h)
 _LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS: load a 32-bit word of seccomp_data
 _JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_JSET_K = 0x45  # BPF_JMP | BPF_JSET | BPF_K: jump if A & k
 _RET_K = 0x06  # BPF_RET | BPF_K
 
 # seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
@@ -56,28 +63,66 @@ def _arg(i: int, high: bool = False) -> int:
     return 16 + 8 * i + (4 if high else 0)  # little-endian: the low word first
 
 
-# Per architecture: its AUDIT_ARCH value, the calls refused outright, and the
-# calls allowed only on the caller itself: name -> (pid argument, "which"
-# argument or None, "which" values refused).
-_PRIO_USER, _IOPRIO_WHO_USER = 2, 3
+# Refused outright, with EPERM: one group a line, and why.
+_REFUSED = (
+    # reach into another process: trace it, read or write its memory, take its descriptors, watch it, move its pages
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp", "process_madvise", "process_mrelease",
+    "perf_event_open", "move_pages", "migrate_pages",
+    # keyrings: a key outlives its process, all of the user's processes find it, nothing empties it: a channel
+    "add_key", "request_key", "keyctl",
+    # kernel interfaces no child needs, where many kernel escapes began
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd", "bpf",
+    # new namespaces (in a user namespace a process holds every capability) or another's; clone: below
+    "unshare", "setns",
+    # mounts (old API and new) and another root: what a child sees of the file system is not its to change
+    "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount", "fspick", "open_tree", "move_mount",
+    "mount_setattr",
+    # code into the kernel, or another kernel
+    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+)
+# clone is refused (EPERM) with any CLONE_NEW* flag: a namespace as unshare
+# makes one. clone3 passes its flags in memory, which seccomp cannot read: it
+# gets ENOSYS, as from a kernel that lacks it, and the C library falls back to
+# clone (glibc does for threads and posix_spawn; fork calls clone anyway).
+_CLONE_NEW_FLAGS = 0x7E020000  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (NEWTIME is clone3's alone)
+
+# Per architecture: its AUDIT_ARCH value, and the numbers of the calls this
+# filter names (arch/x86/entry/syscalls/syscall_64.tbl; arm64 uses
+# include/uapi/asm-generic/unistd.h).
 _ARCHES = {
     "x86_64": (
         0xC000003E,
         {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "pidfd_getfd": 438,
-         "process_madvise": 440, "process_mrelease": 448, "move_pages": 279, "migrate_pages": 256, "perf_event_open": 298},
-        {"prlimit64": 302, "setpriority": 141, "ioprio_set": 251, "sched_setaffinity": 203,
+         "process_madvise": 440, "process_mrelease": 448, "move_pages": 279, "migrate_pages": 256, "perf_event_open": 298,
+         "add_key": 248, "request_key": 249, "keyctl": 250,
+         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "userfaultfd": 323, "bpf": 321,
+         "unshare": 272, "setns": 308,
+         "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+         "fspick": 433, "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
+         "init_module": 175, "finit_module": 313, "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320,
+         "clone": 56, "clone3": 435,
+         "prlimit64": 302, "setpriority": 141, "ioprio_set": 251, "sched_setaffinity": 203,
          "sched_setscheduler": 144, "sched_setparam": 142, "sched_setattr": 314},
     ),
     "aarch64": (
         0xC00000B7,
         {"ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "pidfd_getfd": 438,
-         "process_madvise": 440, "process_mrelease": 448, "move_pages": 239, "migrate_pages": 238, "perf_event_open": 241},
-        {"prlimit64": 261, "setpriority": 140, "ioprio_set": 30, "sched_setaffinity": 122,
+         "process_madvise": 440, "process_mrelease": 448, "move_pages": 239, "migrate_pages": 238, "perf_event_open": 241,
+         "add_key": 217, "request_key": 218, "keyctl": 219,
+         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "userfaultfd": 282, "bpf": 280,
+         "unshare": 97, "setns": 268,
+         "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+         "fspick": 433, "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
+         "init_module": 105, "finit_module": 273, "delete_module": 106, "kexec_load": 104, "kexec_file_load": 294,
+         "clone": 220, "clone3": 435,
+         "prlimit64": 261, "setpriority": 140, "ioprio_set": 30, "sched_setaffinity": 122,
          "sched_setscheduler": 119, "sched_setparam": 118, "sched_setattr": 274},
     ),
 }
-# Where the pid sits in each self-only call, and the "which" argument whose
-# value "every process of a user" is refused even with who = 0.
+# Allowed only on the caller itself: where the pid sits in each such call,
+# and the "which" argument whose value "every process of a user" is refused
+# even with who = 0.
+_PRIO_USER, _IOPRIO_WHO_USER = 2, 3
 _SELF_ONLY = {
     "prlimit64": (0, None, None),
     "setpriority": (1, 0, _PRIO_USER),
@@ -102,7 +147,7 @@ def filter_program(machine: str) -> list[tuple] | None:
     (code, jt, jf, k) instructions; None where there is none."""
     if machine not in _ARCHES:
         return None
-    audit_arch, refused, self_only = _ARCHES[machine]
+    audit_arch, numbers = _ARCHES[machine]
     allow, deny = _stmt(_RET_K, _SECCOMP_RET_ALLOW), _stmt(_RET_K, _SECCOMP_RET_ERRNO | _EPERM)
     prog = [
         _stmt(_LD_W_ABS, _ARCH),
@@ -112,10 +157,20 @@ def filter_program(machine: str) -> list[tuple] | None:
     ]
     if machine == "x86_64":
         prog += [_jump(_JGE_K, 0x40000000, 0, 1), deny]  # the x32 ABI's numbers
-    for nr in refused.values():
-        prog += [_jump(_JEQ_K, nr, 0, 1), deny]
-    for name, nr in self_only.items():
-        pid_arg, which_arg, refused_which = _SELF_ONLY[name]
+    # _REFUSED: one comparison each, all jumping to the one "deny" after the last.
+    refused = [numbers[name] for name in _REFUSED]
+    prog += [_jump(_JEQ_K, nr, len(refused) - 1 - i, 1 if i == len(refused) - 1 else 0) for i, nr in enumerate(refused)]
+    prog += [deny]
+    prog += [_jump(_JEQ_K, numbers["clone3"], 0, 1), _stmt(_RET_K, _SECCOMP_RET_ERRNO | _ENOSYS)]
+    prog += [  # clone: refused with a CLONE_NEW* flag, else allowed
+        _jump(_JEQ_K, numbers["clone"], 0, 4),
+        _stmt(_LD_W_ABS, _arg(0)),  # the flags' low word (the kernel reads no more of them)
+        _jump(_JSET_K, _CLONE_NEW_FLAGS, 0, 1),
+        deny,
+        allow,
+    ]
+    for name, (pid_arg, which_arg, refused_which) in _SELF_ONLY.items():
+        nr = numbers[name]
         if which_arg is None:
             body = [
                 _stmt(_LD_W_ABS, _arg(pid_arg)),
