@@ -205,3 +205,8 @@ def first_to_go() -> None:
         _write("/proc/self/oom_score_adj", 1000)
     except OSError:
         pass
+
+
+def available() -> bool:
+    """Whether this process could make a group (as ``make`` does)."""
+    return os.geteuid() == 0 and _places() is not None

@@ -30,9 +30,13 @@ never the checkout. For each attack and mode the test asserts that
 
 Some attacks only the sandbox can stop: a process of the grader's user can
 read the solutions by their path, signal the grader, use the network, write
-the grader's and the submission's folders. They are listed in
-``SANDBOX_ONLY`` with the reason; with ``--sandbox off`` the test asserts
-what that mode does guarantee (and that the attack did run, so that the
+the grader's and the submission's folders. Where the grader is root, its
+children run as a user of their own even without the sandbox
+(``grader/child_user.py``), and only what needs namespaces is left (the
+network, the view of the whole file system): ``NEEDS_NAMESPACES`` and
+``NEEDS_ANOTHER_USER`` say which is which, and ``SANDBOX_ONLY`` is what
+this run's ``--sandbox off`` cannot stop. For those the test asserts what
+that mode does guarantee (and that the attack did run, so that the
 sandbox run's negative result means something).
 
 Attack files may contain placeholders the test fills in: ``__ATTACK_TAG__``
@@ -68,6 +72,7 @@ from dataclasses import dataclass
 import pytest
 
 from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
+from grader import cgroup, child_user
 from grader import sandbox as sandbox_mod
 from grader import submission as submission_mod
 from grader.exercises import IDS
@@ -82,6 +87,11 @@ MODES = ("off", "sandbox")
 MODE_OPTIONS = {"off": ("--sandbox", "off"), "sandbox": ("--sandbox", "require")}
 SANDBOX = sandbox_mod.available()
 NO_SANDBOX = "no sandbox can be made here (bubblewrap and user namespaces); CI installs bubblewrap"
+
+# A control group per grader: memory and processes of all of a submission's
+# processes count together (grader/cgroup.py); made where the grader is root.
+GROUP = cgroup.available()
+OWN_USER = child_user.wanted(False) and child_user.probe(child_user.interpreter_paths(), []).user is not None
 
 FULL = "full"
 # What the attacked exercise earns when the file is honest apart from the
@@ -100,7 +110,7 @@ EXPECTED_POINTS = {
     "ex3_scaling__import_leaves_a_killer": FULL,
     "ex0_weighted_sum__fork_storm": FULL,
     "ex0_weighted_sum__fork_chain": FULL,
-    "ex0_weighted_sum__thread_storm": FULL,
+    "ex0_weighted_sum__thread_storm": FULL,  # stops starting threads at the process limit
     "ex0_weighted_sum__write_other_exercises": FULL,
     "ex2_scores__plant_modules_for_later": FULL,
     "ex3_scaling__double_fork_daemon": FULL,
@@ -111,7 +121,6 @@ EXPECTED_POINTS = {
     "ex3_scaling__kill_zygote": FULL,
     "ex0_weighted_sum__kill_parent": FULL,  # --sandbox off: the grader is killed (SANDBOX_ONLY)
     "ex0_weighted_sum__kill_parent_group": FULL,  # likewise
-    "ex0_weighted_sum__kill_all": FULL,  # never run with --sandbox off
     # In the sandbox the zygote's group is 1: the kill is kill(-1), which can
     # reach no process of the grader's (nor the zygote, the namespace's process
     # 1), and the answers are right; --sandbox off: the grader is killed
@@ -120,6 +129,17 @@ EXPECTED_POINTS = {
     # SANDBOX_ONLY: without the sandbox these cheat successfully.
     "ex0_weighted_sum__solutions_walk": {"off": FULL, "sandbox": 0},
     "ex0_weighted_sum__network": {"off": FULL, "sandbox": 0},
+    # SANDBOX_ONLY where children run as the grader's user; not as their own.
+    "ex0_weighted_sum__solutions_by_grader_path": {"off": 0 if OWN_USER else FULL, "sandbox": 0},
+    # Honest code that stops (SIGSTOP) every process it can see at import:
+    # the next exercise's child, started ahead, is woken before its import.
+    "ex0_weighted_sum__stop_the_next_child": FULL,
+    "ex0_weighted_sum__stop_each_process": FULL,
+    "ex0_weighted_sum__kill_all": FULL,  # never run where children run as the grader's user
+    # 3 GiB held by one submission under a 2 GiB limit: stopped where the
+    # grader makes a control group (as root), not by per-process limits.
+    "ex0_weighted_sum__memory_in_forks": 0 if GROUP else FULL,
+    "ex0_weighted_sum__memory_in_memfd": 0 if GROUP else FULL,
 }
 
 # Text every check of the attacked exercise must show when it scores 0 (a
@@ -162,6 +182,7 @@ FEEDBACK = {
     "ex0_weighted_sum__kill_grader": _GOT,
     "ex0_weighted_sum__kill_group": ["the process ended unexpectedly"],
     "ex0_weighted_sum__solutions_walk": {"sandbox": ["RuntimeError", "no solution file found"]},
+    "ex0_weighted_sum__solutions_by_grader_path": {"off": ["PermissionError"], "sandbox": [("FileNotFoundError", "PermissionError")]},
     "ex0_weighted_sum__hidden_checks_print": {
         "off": ["your code raised RuntimeError", "redacted: text of a hidden check"],
         "sandbox": ["your code raised RuntimeError", "no hidden check found to quote"],
@@ -174,6 +195,10 @@ FEEDBACK = {
     "ex0_weighted_sum__write_grader_folders": _GOT,
     "ex0_weighted_sum__hardlink_runtime": _GOT,
     "ex0_weighted_sum__fill_tmpfs": ["your code raised RuntimeError", "bytes written in all"],
+    "ex0_weighted_sum__memory_in_forks": _GOT,
+    "ex0_weighted_sum__memory_in_memfd": ["the process ended while importing"],
+    "ex0_weighted_sum__processes_beyond_limit": _GOT,
+    "ex0_weighted_sum__processes_by_exec": _GOT,
 }
 
 # Graded in full, to show that the attack costs no other exercise a point;
@@ -200,38 +225,68 @@ FULL_RUNS = {
     # In the sandbox its kill(-1) must reach no other exercise's child (ex3's,
     # graded while ex4's is started ahead, died of it and lost points).
     "ex4_masking__kill_parent_group_at_import",
+    # ex1's child, started ahead while ex0 is graded, is stopped by ex0's code.
+    "ex0_weighted_sum__stop_the_next_child",
+    "ex0_weighted_sum__stop_each_process",
 }
 
-# Attacks that only the sandbox stops, and why: each needs namespaces (a PID
-# namespace for signals, a mount namespace for the view of the file system, a
-# network namespace). Tracing, memory, descriptors, limits and priority of
-# other processes are refused without the sandbox too (grader/confine.py).
-# Without it the child runs as the grader's user, with the grader's view of
-# the machine; the test then
-# asserts what --sandbox off does guarantee, and that the attack did what it
-# says (so that its failure in the sandbox is the sandbox's doing).
-SANDBOX_ONLY = {
-    "ex0_weighted_sum__solutions_walk": "reads solutions/ by its path (found by walking the file system) and earns full marks",
-    "ex0_weighted_sum__hidden_checks_encoded": "reads the hidden checks and carries them out encoded (in an exception message, and as the numbers it returns), past the line-by-line redaction",
+# Without the sandbox, a grader that runs as root gives its children a user
+# of their own (grader/child_user.py): the kernel keeps them from what that
+# user may not read, write or signal, with no namespaces at all. CI runs as
+# root, and so tests that; a grader of another user runs its children as
+# itself.
+# Attacks that only the sandbox stops, and why. Tracing, memory, descriptors,
+# limits and priority of other processes are refused without the sandbox too
+# (grader/confine.py). Without it the test asserts what --sandbox off does
+# guarantee, and that the attack did what it says (so that its failure in
+# the sandbox is the sandbox's doing).
+#
+# These need namespaces (a network namespace, a mount namespace for the view
+# of the file system, memory-backed file systems of the sandbox's own):
+NEEDS_NAMESPACES = {
+    "ex0_weighted_sum__solutions_walk": "finds a copy of the solutions by walking the file system and earns full marks: any copy every user may read (the checkout the tests run from); the grader's own it cannot read as a user of its own (ex0_weighted_sum__solutions_by_grader_path)",
     "ex0_weighted_sum__network": "connects to the grader's loopback (and anywhere else the machine can reach) and earns full marks",
+    "ex0_weighted_sum__fill_tmpfs": "nothing caps what a child writes to disk in all (16 MB a file); the attack writes into its own folders there",
+}
+# These need a user other than the grader's: the sandbox, or a root grader's
+# own user for its children.
+NEEDS_ANOTHER_USER = {
+    "ex0_weighted_sum__solutions_by_grader_path": "reads the grader's solutions/ and hidden checks by their path (from the grader package's) and earns full marks",
+    "ex0_weighted_sum__hidden_checks_encoded": "reads the hidden checks and carries them out encoded (in an exception message, and as the numbers it returns), past the line-by-line redaction",
     "ex0_weighted_sum__kill_parent": "the child, re-parented to the grader once the zygote is dead, SIGKILLs the grader (when it wins the race with the grader ending it): no report",
     "ex0_weighted_sum__kill_grader": "finds the grader in /proc and SIGKILLs it: no report",
     "ex0_weighted_sum__kill_parent_group": "SIGKILLs the zygote's process group, which is the grader's: no report",
     "ex4_masking__kill_parent_group_at_import": "SIGKILLs its parent's process group at import, unguarded: the zygote's, which is the grader's: no report (in the sandbox: kill(-1))",
-    "ex0_weighted_sum__kill_all": "kill(-1, SIGKILL) as the grader's user (root here) kills every process on the machine: never run without the sandbox",
+    "ex0_weighted_sum__kill_all": "kill(-1, SIGKILL) as the grader's user kills every process of that user (of the machine, as root): never run without the sandbox or a user of the children's own",
+    "ex0_weighted_sum__stop_the_next_child": "kill(-1, SIGSTOP) as the grader's user stops every process of that user, the test run included: never run without the sandbox or a user of the children's own",
+    "ex0_weighted_sum__stop_each_process": "SIGSTOPs every process in /proc it may signal: as the grader's user, the test run included: never run without the sandbox or a user of the children's own",
     "ex0_weighted_sum__write_grader_folders": "rewrites the grader's checks, solutions and code, which the next grading would use",
     "ex0_weighted_sum__hardlink_runtime": "replaces the submission's files with hard links to the solutions (the grader refuses them when it reads the folder again)",
-    "ex0_weighted_sum__fill_tmpfs": "nothing caps what a child writes in all but the disk (16 MB a file); the attack writes only into its private copy there",
 }
+SANDBOX_ONLY = NEEDS_NAMESPACES if OWN_USER else {**NEEDS_NAMESPACES, **NEEDS_ANOTHER_USER}
 # --sandbox off: the attack may kill the grading process itself, so there may
 # be no report; the test then asserts that nothing outside the output folder
 # changed and that no process is left.
-GRADER_KILLED_OFF = {"ex0_weighted_sum__kill_parent", "ex0_weighted_sum__kill_grader", "ex0_weighted_sum__kill_parent_group", "ex4_masking__kill_parent_group_at_import"}
+GRADER_KILLED_OFF = {"ex0_weighted_sum__kill_parent", "ex0_weighted_sum__kill_grader", "ex0_weighted_sum__kill_parent_group", "ex4_masking__kill_parent_group_at_import"} & set(SANDBOX_ONLY)
 # --sandbox off: never run.
-NOT_WITHOUT_SANDBOX = {"ex0_weighted_sum__kill_all"}
+NOT_WITHOUT_SANDBOX = {"ex0_weighted_sum__kill_all", "ex0_weighted_sum__stop_the_next_child", "ex0_weighted_sum__stop_each_process"} & set(SANDBOX_ONLY)
 # --sandbox off: the attack writes there, and the test checks what it wrote.
-PROJECT_WRITTEN_OFF = {"ex0_weighted_sum__write_grader_folders"}
-SUBMISSION_WRITTEN_OFF = {"ex0_weighted_sum__hardlink_runtime"}
+PROJECT_WRITTEN_OFF = {"ex0_weighted_sum__write_grader_folders"} & set(SANDBOX_ONLY)
+SUBMISSION_WRITTEN_OFF = {"ex0_weighted_sum__hardlink_runtime"} & set(SANDBOX_ONLY)
+
+
+def as_graders_user(mode: str) -> bool:
+    """Children run as the grader's own user: they may read and write what
+    it may (the test's folders, their own copy of the submission)."""
+    return mode == "off" and not OWN_USER
+
+
+def unconfined(mode: str, attack: str) -> bool:
+    """Whether this run shows what the attack does where nothing stops it
+    (its SANDBOX_ONLY effect): --sandbox off, and nothing of this machine's
+    without namespaces stops it either."""
+    return mode == "off" and attack in SANDBOX_ONLY
+
 
 # The exercise file is replaced by a symlink / a hard link to the reference solution.
 SYMLINKED = {"ex0_weighted_sum__symlink"}
@@ -577,18 +632,18 @@ def outcomes(full_marks, tmp_path_factory, request):
 def test_attack(mode, attack, outcomes, full_marks):
     exercise = exercise_of(attack)
     out = outcomes(mode, attack)
-    written_off = mode == "off" and (attack in PROJECT_WRITTEN_OFF or attack in SUBMISSION_WRITTEN_OFF)
+    written_off = unconfined(mode, attack) and (attack in PROJECT_WRITTEN_OFF or attack in SUBMISSION_WRITTEN_OFF)
 
     # (4) the submission folder and (6) the project's folders are untouched,
     # and (5) nothing the attack started is still running
-    if not (mode == "off" and attack in SUBMISSION_WRITTEN_OFF):  # checked by its own test
+    if not (unconfined(mode, attack) and attack in SUBMISSION_WRITTEN_OFF):  # checked by its own test
         assert not out.changed, f"submission folder changed:\nbefore {out.before}\nafter  {out.after}"
     assert not any("__pycache__" in path for path in out.after)
-    if not (mode == "off" and attack in PROJECT_WRITTEN_OFF):  # checked by its own test
+    if not (unconfined(mode, attack) and attack in PROJECT_WRITTEN_OFF):  # checked by its own test
         assert not out.project_changed, f"the grader's folders changed: {out.project_changed}"
     assert not out.survivors, f"processes left behind: {out.survivors}"
 
-    if mode == "off" and attack in GRADER_KILLED_OFF and out.returncode == -signal.SIGKILL:
+    if unconfined(mode, attack) and attack in GRADER_KILLED_OFF and out.returncode == -signal.SIGKILL:
         # SANDBOX_ONLY: the attack may kill the grader, a process of its own
         # user. Whether its kill lands before the grader has ended the child
         # is a race (CI has seen both), so the grader either died without a
@@ -646,7 +701,7 @@ def _summary(out: Outcome, exercise: str) -> str:
 def test_catalogue_is_complete():
     """The lists above name only attacks that exist, and every SANDBOX_ONLY
     special case says why."""
-    named = set(EXPECTED_POINTS) | set(FEEDBACK) | FULL_RUNS | set(SANDBOX_ONLY) | SYMLINKED | HARDLINKED | set(SLOW)
+    named = set(EXPECTED_POINTS) | set(FEEDBACK) | FULL_RUNS | set(NEEDS_NAMESPACES) | set(NEEDS_ANOTHER_USER) | SYMLINKED | HARDLINKED | set(SLOW)
     named |= GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF
     assert named <= set(ATTACKS), named - set(ATTACKS)
     assert GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF <= set(SANDBOX_ONLY)
@@ -676,13 +731,13 @@ def test_fake_results_json_loses(outcomes, mode):
     assert out.report_after_cleanup == out.results
     assert points_by_exercise(out.results)["ex0_weighted_sum"] == 0
     fake, cwd_record = os.path.join(out.attack_dir, "results.json"), os.path.join(out.attack_dir, "child-cwd.txt")
-    if mode == "off":
+    if as_graders_user(mode):
         with open(fake) as f:  # the fake beside the submission was written...
             assert '"score": 100.0' in f.read()  # ...and is nobody's report
         with open(cwd_record) as f:
             assert not os.path.exists(f.read()), "the child's private copy of the submission was not removed"
     else:
-        # The sandbox's promise: nothing outside its /tmp can be written.
+        # The sandbox's promise, and the children's own user's: nothing of the grader's can be written.
         assert not os.path.exists(fake) and not os.path.exists(cwd_record)
 
 
@@ -709,7 +764,7 @@ def test_hidden_checks_are_redacted(outcomes, mode):
     redaction mark stands where they were. In the sandbox the child's
     unflushed print of what it found (nothing) still reaches the report."""
     out = outcomes(mode, "ex0_weighted_sum__hidden_checks_print")
-    if mode == "off":
+    if as_graders_user(mode):
         assert _squeeze(MARK) in _squeeze(out.stdout)  # what it printed, redacted
         assert all(MARK in t["output"] for t in out.results["tests"])  # what it raised, redacted
     else:
@@ -748,7 +803,7 @@ def test_encoded_hidden_checks(outcomes, mode):
         secret = f.read()
     returned = [b for t in out.results["tests"] for b in _returned_bytes(t["output"]) if len(b) >= 8]
     assert returned  # some calls returned numbers, which the feedback shows
-    if mode == "off":
+    if unconfined(mode, "ex0_weighted_sum__hidden_checks_encoded"):
         assert secret in leaks
         assert any(b in secret for b in returned), returned
     else:
@@ -763,7 +818,7 @@ def test_network(outcomes, mode):
     in the sandbox nothing did."""
     out = outcomes(mode, "ex0_weighted_sum__network")
     heard = [line for line in outcomes.listener.heard if line == out.tag]
-    if mode == "off":
+    if unconfined(mode, "ex0_weighted_sum__network"):
         assert heard
     else:
         assert not heard, heard
@@ -772,11 +827,15 @@ def test_network(outcomes, mode):
 @pytest.mark.parametrize("mode", mode_params())
 def test_grader_out_of_sight(outcomes, mode):
     """SANDBOX_ONLY: without the sandbox the attack found the grader in /proc
-    and killed it (test_attack); in the sandbox's PID namespace there was no
-    grader to find."""
+    and killed it (test_attack); as a user of the children's own it found
+    the grader and could not signal it; in the sandbox's PID namespace there
+    was no grader to find."""
     out = outcomes(mode, "ex0_weighted_sum__kill_grader")
-    if mode == "off":
+    if unconfined(mode, "ex0_weighted_sum__kill_grader"):
         assert out.returncode == -signal.SIGKILL
+    elif mode == "off":
+        assert out.returncode == 0
+        assert re.search(r"graderprocessesfound:\[\d+", _squeeze(out.stdout)), out.stdout
     else:
         assert "graderprocessesfound:[]" in _squeeze(out.stdout), out.stdout
 
@@ -789,7 +848,7 @@ def test_write_other_exercises(outcomes, mode):
     into its own copy and logged it; in the sandbox it could do neither."""
     out = outcomes(mode, "ex0_weighted_sum__write_other_exercises")
     log = os.path.join(out.attack_dir, "write-log.txt")
-    if mode == "off":
+    if as_graders_user(mode):
         with open(log) as f:
             written = f.read().split("\n")
         assert sum(os.path.basename(p).startswith("ex") for p in written) >= len(IDS) - 1, written
@@ -805,7 +864,7 @@ def test_plant_modules_for_later(outcomes, mode):
     the sandbox, where one read-only copy serves the submission, none of it."""
     out = outcomes(mode, "ex2_scores__plant_modules_for_later")
     log = os.path.join(out.attack_dir, "plant-log.txt")
-    if mode == "off":
+    if as_graders_user(mode):
         with open(log) as f:
             done = set(f.read().split("\n"))
         assert {"torch.py", "numpy.py", "chmod"} | {ex + ".py" for ex in IDS[3:]} <= done, done
@@ -819,7 +878,7 @@ def test_write_grader_folders(outcomes, mode):
     project's checks, solution and grader code; in the sandbox nothing of it
     changed (test_attack hashes the folders)."""
     out = outcomes(mode, "ex0_weighted_sum__write_grader_folders")
-    if mode == "off":
+    if unconfined(mode, "ex0_weighted_sum__write_grader_folders"):
         changed = set(out.project_changed)
         assert {os.path.join("checks", "conftest.py"), os.path.join("solutions", "ex0_weighted_sum.py"), os.path.join("grader", "plugin.py")} <= changed, changed
     else:
@@ -833,7 +892,7 @@ def test_hardlink_runtime(outcomes, mode):
     them when it reads the folder again, so a regrade earns nothing. In the
     sandbox the folder is untouched (test_attack)."""
     out = outcomes(mode, "ex0_weighted_sum__hardlink_runtime")
-    if mode == "sandbox":
+    if not unconfined(mode, "ex0_weighted_sum__hardlink_runtime"):
         assert not out.changed
         return
     teacher = submission_mod.teacher_files([os.path.join(out.project, "solutions"), os.path.join(out.project, "checks")])
@@ -850,7 +909,7 @@ def test_memory_file_systems_are_capped(outcomes, mode):
     """In the sandbox the only writable places are its /tmp and /dev/shm,
     each with a size cap (the root and /dev are read-only): what the attack
     wrote in all fits in them. Without the sandbox it wrote its 96 MB into its
-    private copy (which shows it ran)."""
+    private copy or its own TMPDIR (which shows it ran)."""
     out = outcomes(mode, "ex0_weighted_sum__fill_tmpfs")
     written = {int(n) for n in re.findall(r"(\d+) bytes written in all", "\n".join(_strings(out.results)))}
     assert len(written) == 1, written

@@ -1,11 +1,14 @@
 """Attack: kill(-1, SIGKILL), every process the child may signal, at import
 and at every call.
 
-Run in the sandbox only: outside it, as root, this kills every process on
-the machine (test_attacks.py never runs it with --sandbox off, and the file
-refuses unless process 1 is the grader's zygote). In the sandbox's PID namespace it
+Run only where that reaches nothing of the grader's: in the sandbox, or as a
+user of the children's own (a root grader without namespaces). As the
+grader's user, outside the sandbox, this kills every process of that user
+(of the machine, as root): test_attacks.py never runs it there, and the file
+refuses unless it is in one of the two. In the sandbox's PID namespace it
 reaches the zygote's other children only (the zygote is the namespace's
-process 1, which no process inside can kill): the grader restarts the next
+process 1, which no process inside can kill); as the children's own user,
+only that user's processes. Either way the grader restarts the next
 exercise's child started ahead, the answers are right, full marks all round.
 """
 import ctypes
@@ -31,9 +34,20 @@ def _sandboxed() -> bool:
     return b"grader.zygote" in init and len(visible) < 100
 
 
+def _own_user() -> bool:
+    """A user no account of the machine has: the children's own."""
+    import pwd
+
+    try:
+        pwd.getpwuid(os.getuid())
+    except KeyError:
+        return os.getuid() != 0
+    return False
+
+
 def _kill_everything() -> None:
-    if not _sandboxed():
-        raise RuntimeError("refusing kill(-1): not inside a sandbox")
+    if not (_sandboxed() or _own_user()):
+        raise RuntimeError("refusing kill(-1): neither in a sandbox nor a user of the children's own")
     try:
         os.kill(-1, signal.SIGKILL)
     except ProcessLookupError:
