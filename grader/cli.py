@@ -118,6 +118,10 @@ def _grade(parser, args) -> int:
         return 130
     finally:
         grader.close()
+    if grade.unconfined and not grader.quiet:
+        from grader.grading import unconfined_note
+
+        print(unconfined_note(grade.unconfined), file=sys.stderr)
     sys.stdout.write(report.terminal(grade))
     if args.json:
         report.write_json(grade, args.json)

@@ -26,6 +26,11 @@ class ModuleRun:
     parts: list  # the grader's stand-ins inside: [path, contract class, arguments it was built with]
 
 
+# How long a child may take to say it got the word to import: it does so
+# before any submission code runs, so only a stopped or wedged child is late.
+WORD_SECONDS = 5.0
+
+
 class Endpoint:
     def call(self, fn: str, *args, **kwargs):
         return self.request(ops.call(fn, *args, **kwargs))["value"]
@@ -273,7 +278,12 @@ class SubmissionEndpoint(Endpoint):
             if now >= self.budget_end:
                 self._stop()
                 raise self._out_of_time()
-            self.zygotes.settle()
+            if self.prestarted:
+                # Started ahead, it may have been stopped (SIGSTOP) by the
+                # exercise before it: woken once that exercise is over.
+                self.zygotes.wake(self.pid)
+            else:
+                self.zygotes.settle()
             self.import_deadline = min(time.monotonic() + self.limits.import_seconds, self.budget_end)
             self.importing = True
             word = {"op": "import", "private_dir": self.submission.private_copy(self.workdir, self.shared_copy)}
@@ -281,6 +291,8 @@ class SubmissionEndpoint(Endpoint):
                 protocol.send(self.req_w, word)
             except OSError:
                 pass  # the child is dead: receive() below says so
+            if not self._heard_the_word():
+                return self._start()
         try:
             ready = protocol.receive(self.resp_r, self.import_deadline)
         except protocol.Timeout:
@@ -314,6 +326,33 @@ class SubmissionEndpoint(Endpoint):
                 )
             raise SubmissionFault(self.final_fault)
         self.ready = True
+
+    def _heard_the_word(self) -> bool:
+        """The child says it got the word before it imports anything. A child
+        that does not say so within ``WORD_SECONDS`` is stopped or wedged,
+        not slow: it is replaced once (False: ``_start`` again), and after
+        that the exercise fails. A child that died says so in ``_start``."""
+        try:
+            heard = protocol.receive(self.resp_r, min(time.monotonic() + WORD_SECONDS, self.import_deadline))
+        except (protocol.Closed, protocol.ProtocolError):
+            return True  # _start reads the same end of the pipe, and says why
+        except protocol.Timeout:
+            self._stop()
+            if not self.retried:
+                self.retried = True
+                return False
+            self.final_fault = Fault(
+                t(
+                    f"进程 {WORD_SECONDS:.0f} 秒内没有开始导入文件（被暂停了？）",
+                    f"the process did not begin to import the file within {WORD_SECONDS:.0f} s (was it stopped?)",
+                )
+            )
+            raise SubmissionFault(self.final_fault) from None
+        if heard != {"heard": True}:
+            self._stop()
+            self.final_fault = Fault(t("返回的结果格式不对", "the response is malformed"))
+            raise SubmissionFault(self.final_fault)
+        return True
 
     def _stop(self) -> None:
         """Kill the child and everything it started; keep what it printed."""

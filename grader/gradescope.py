@@ -253,7 +253,9 @@ def autograde(root: str) -> int:
             report.write_results(results, _no_files(submission))
             return 0
         rel = os.path.relpath(folder, submission)
-        display = "" if rel == "." else rel
+        from grader.text import visible
+
+        display = "" if rel == "." else visible(rel, name=True)  # a folder name the student chose
         from grader.grading import Grader
 
         grader = Grader()

@@ -195,6 +195,11 @@ FEEDBACK = {
     "ex0_weighted_sum__write_grader_folders": _GOT,
     "ex0_weighted_sum__hardlink_runtime": _GOT,
     "ex0_weighted_sum__fill_tmpfs": ["your code raised RuntimeError", "bytes written in all"],
+    # Control codes and markup from a child are shown as text (grader/text.py: visible).
+    "ex0_weighted_sum__terminal_escapes_in_exception": ["your code raised Passed\\x1b[2J"],
+    "ex0_weighted_sum__terminal_escapes_in_returned_type": ["not a plain torch.Tensor", "\\x1b[2J"],
+    "ex0_weighted_sum__terminal_escapes_in_traceback_line": ["your code raised ValueError", "\\x1b[2J"],
+    "ex0_weighted_sum__feedback_fence_breakout": ["your code raised RuntimeError", "<img src="],
     "ex0_weighted_sum__memory_in_forks": _GOT,
     "ex0_weighted_sum__memory_in_memfd": ["the process ended while importing"],
     "ex0_weighted_sum__processes_beyond_limit": _GOT,
