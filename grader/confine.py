@@ -3,11 +3,11 @@
 ``confine()`` runs in every child after the fork and before any submission
 code, with or without the bubblewrap sandbox:
 
-- Where the grader runs as root, the child keeps uid 0 (the Python
-  installation may be readable by root alone: a pyenv under /root, a private
-  tox environment) but loses every capability, for good: the kernel lets no
-  process trace or open the memory of a process that holds capabilities it
-  lacks, or of a non-dumpable one, without CAP_SYS_PTRACE.
+- A child that is still root here (in the sandbox, whose user namespace maps
+  one user; or where a root grader found no user of their own for its
+  children, ``child_user``) loses every capability, for good: the kernel lets
+  no process trace or open the memory of a process that holds capabilities
+  it lacks, or of a non-dumpable one, without CAP_SYS_PTRACE.
 - ``no_new_privs`` and a seccomp filter (a short program of BPF
   instructions, built here: the students' environment installs nothing for
   it) refuse, with EPERM, the system calls that reach into another process:
@@ -23,7 +23,8 @@ code, with or without the bubblewrap sandbox:
   ``io_uring_*``, ``userfaultfd``, ``bpf``, new namespaces (``unshare``,
   ``setns``, ``clone`` with a ``CLONE_NEW*`` flag; ``clone3``, whose flags it
   cannot read, gets ENOSYS and the C library uses ``clone``), mounts and
-  ``chroot``, kernel modules and ``kexec``. The filter is inherited by
+  ``chroot``, kernel modules and ``kexec``, POSIX message queues
+  (``mq_open``). The filter is inherited by
   everything the child starts and cannot be removed.
 
 The grading process and the zygote make themselves non-dumpable
@@ -79,6 +80,8 @@ _REFUSED = (
     "mount_setattr",
     # code into the kernel, or another kernel
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+    # POSIX message queues: without namespaces the machine's, kept after the child where nobody can list them
+    "mq_open",
 )
 # clone is refused (EPERM) with any CLONE_NEW* flag: a namespace as unshare
 # makes one. clone3 passes its flags in memory, which seccomp cannot read: it
@@ -100,7 +103,7 @@ _ARCHES = {
          "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
          "fspick": 433, "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
          "init_module": 175, "finit_module": 313, "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320,
-         "clone": 56, "clone3": 435,
+         "mq_open": 240, "clone": 56, "clone3": 435,
          "prlimit64": 302, "setpriority": 141, "ioprio_set": 251, "sched_setaffinity": 203,
          "sched_setscheduler": 144, "sched_setparam": 142, "sched_setattr": 314},
     ),
@@ -114,7 +117,7 @@ _ARCHES = {
          "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
          "fspick": 433, "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
          "init_module": 105, "finit_module": 273, "delete_module": 106, "kexec_load": 104, "kexec_file_load": 294,
-         "clone": 220, "clone3": 435,
+         "mq_open": 180, "clone": 220, "clone3": 435,
          "prlimit64": 261, "setpriority": 140, "ioprio_set": 30, "sched_setaffinity": 122,
          "sched_setscheduler": 119, "sched_setparam": 118, "sched_setattr": 274},
     ),
