@@ -18,25 +18,33 @@ The processes, who forks whom, what each holds and may do::
     │  decides every point; never runs submission code
     │
     └─ [bubblewrap: new user, PID, IPC, network... namespaces, read-only /]
+       [where the grader is root: the grader's control group (cgroup.py)]
        zygote (this module; process 1 of the sandbox, or a fork of the grader)
-       │  non-dumpable, a subreaper; has imported torch and grader.worker,
-       │  never the solutions or the checks; holds only its socket to the grader
-       │  forks children, kills them and their orphans when asked; in the
-       │  sandbox clears /tmp, /dev/shm and IPC before each exercise
+       │  non-dumpable, a subreaper, never the out-of-memory killer's choice;
+       │  has imported torch and grader.worker, never the solutions or the
+       │  checks; holds its socket to the grader and, as root without a
+       │  sandbox, descriptors of the interpreter's folders (child_user.py)
+       │  forks children, wakes, kills them and their orphans when asked;
+       │  before each exercise clears the sandbox's /tmp, /dev/shm and IPC,
+       │  or without one all the children's own user left there
        │
        └─ child (worker.py), one per exercise (again after a crash)
           │  a session of its own; descriptors 0 (/dev/null), 1 and 2 (the
-          │  output pipe), 3 (requests in), 4 (answers out), nothing else
-          │  resource limits; no capabilities; a seccomp filter: it cannot
-          │  trace, read or write the memory of, take descriptors from, or
-          │  change the limits or priority of any process but itself
-          │  (confine.py); waits for the grader's word, then imports the file
-          │  from a folder it cannot change (written for this exercise, or in
-          │  the sandbox read-only and written once per submission)
+          │  output pipe), 3 (requests in), 4 (answers out), the zygote's
+          │  interpreter descriptors if any, nothing else
+          │  the out-of-memory killer's first choice; as root without a
+          │  sandbox, a user of the grader's own; resource limits; no
+          │  capabilities; a seccomp filter: it cannot trace, read or write
+          │  the memory of, take descriptors from, or change the limits or
+          │  priority of any process but itself (confine.py); waits for the
+          │  grader's word, says it heard it, then imports the file from a
+          │  folder it cannot change (written for this exercise, or, where no
+          │  child can write it, read-only and written once per submission)
           └─ whatever the submission starts: the child's limits and filter,
              killed with its process group and as the zygote's orphans
 
-The grader talks to the zygote over a socket (spawn, release, kill, sync);
+The grader talks to the zygote over a socket (spawn, wake, release, kill,
+sync, unconfined);
 ``Zygotes`` owns it and makes a new one if a submission kills it.
 """
 import gc
