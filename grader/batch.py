@@ -236,10 +236,7 @@ class _Batch:
             inherited.append(self.gradebook.conn)
         if self.class_files is not None:
             inherited.append(self.class_files.conn)
-        # Never the slot of an earlier worker, even a dead one: where children
-        # run as a user of their grader's own, what that worker left behind
-        # is not the next one's (grader.child_user).
-        w = Worker(inherited, self.sandbox, self.work, self.inputs_seed, slot=self.spawned - 1)
+        w = Worker(inherited, self.sandbox, self.work, self.inputs_seed)
         self.workers.append(w)
         return w
 

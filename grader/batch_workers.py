@@ -32,7 +32,7 @@ def _die_with_parent(sig: int) -> None:
         pass
 
 
-def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, inputs_seed: int | None, slot: int = 0) -> None:
+def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, inputs_seed: int | None) -> None:
     """A worker process: one Grader, then students until told to stop.
 
     Ctrl-C (or the parent's death) interrupts the grading under way (pytest
@@ -69,7 +69,7 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, in
             from grader.grading import Grader, Job
 
             options = {} if sandbox is None else {"sandbox": sandbox}
-            grader = Grader(many=True, inputs_seed=inputs_seed, slot=slot, **options)
+            grader = Grader(many=True, inputs_seed=inputs_seed, **options)
         except Exception:  # noqa: BLE001 - reported, and this worker stops
             conn.send(("fatal", traceback.format_exc(limit=5)))
             return
@@ -112,10 +112,9 @@ class Worker:
     """The batch's end of one worker process: hands it one student at a
     time (``send``) and reads what comes back (``receive``)."""
 
-    def __init__(self, inherited, sandbox: str | None, work: str, inputs_seed: int | None, slot: int = 0):
-        """``slot``: this worker's number, never that of another worker of the batch."""
+    def __init__(self, inherited, sandbox: str | None, work: str, inputs_seed: int | None):
         self.conn, child = CTX.Pipe()
-        self.proc = CTX.Process(target=_worker, args=(child, os.getpid(), [self.conn, *inherited], sandbox, work, inputs_seed, slot), daemon=True)
+        self.proc = CTX.Process(target=_worker, args=(child, os.getpid(), [self.conn, *inherited], sandbox, work, inputs_seed), daemon=True)
         self.proc.start()
         child.close()
         self.entry = None

@@ -18,9 +18,9 @@ a uid and gid no account of the machine has, no supplementary group, its own
 - starting more than ``Limits.processes`` processes (``RLIMIT_NPROC``
   counts per uid, and no longer exempts it).
 
-Each grader process takes its own uid (``uid_for(slot)``): a batch's workers
-grade side by side, and one worker's children must not be able to signal
-another's. What a child leaves in the machine's world-writable folders is
+Each grader process claims its own uid (``claim``): a batch's workers, or
+two runs of a teacher's, grade side by side, and one grader's children must
+not be able to signal another's, nor count against its process limit. What a child leaves in the machine's world-writable folders is
 removed by the zygote after every exercise (``leftovers.clear_owned``).
 
 The Python installation must be readable by that user: an interpreter under
@@ -33,6 +33,7 @@ to root without capabilities and says why.
 import fcntl
 import json
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 
@@ -76,12 +77,56 @@ def _taken(path: str) -> set[int]:
     return ids
 
 
-def uid_for(slot: int = 0) -> int:
-    """The ``slot``-th free id of the range: a uid no account has and a gid
-    no group has."""
-    taken = _taken("/etc/passwd") | _taken("/etc/group")
-    free = [i for i in range(FIRST_UID, FIRST_UID + SLOTS) if i not in taken]
-    return free[slot % len(free)]
+def _uids_running() -> set[int]:
+    """The real uids of every process on the machine."""
+    found = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                found.add(os.stat(f"/proc/{name}").st_uid)
+            except OSError:
+                pass
+    return found
+
+
+def _claims_folder() -> str | None:
+    """A folder only root may write, for the claims: /run's, else /tmp's
+    (never one that someone else made first)."""
+    for parent in ("/run", "/tmp"):
+        folder = os.path.join(parent, "attention-grader-users")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        info = os.lstat(folder)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == 0 and not info.st_mode & 0o077:
+            return folder
+    return None
+
+
+def claim() -> tuple[int, int] | None:
+    """A uid of the range for this grader process alone, and the descriptor
+    whose lock holds the claim (it ends when every process holding it has
+    ended: the grader, its zygote). Graders side by side (a batch's workers,
+    two teachers' runs) never share a uid, and none takes one that a
+    process still has (a killed grader's leftovers); None if all are taken."""
+    folder = _claims_folder()
+    if folder is None:
+        return None
+    taken = _taken("/etc/passwd") | _taken("/etc/group") | _uids_running()
+    for uid in range(FIRST_UID, FIRST_UID + SLOTS):
+        if uid in taken:
+            continue
+        fd = os.open(os.path.join(folder, str(uid)), os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        return uid, fd
+    return None
 
 
 def become(user: ChildUser) -> None:
@@ -190,19 +235,24 @@ def _probe_as(uid: int, paths: list[str], secrets: list[str]) -> dict:
 class Decision:
     user: ChildUser | None
     problems: list  # why children fall back, or what the user can still read (said once)
+    claim_fd: int | None = None  # holds the user for this grader while it is open (``claim``)
 
 
-def probe(paths: list[str], protected: list[str], slot: int = 0) -> Decision:
+def probe(paths: list[str], protected: list[str]) -> Decision:
     """Decide the children's user for a root grader without a sandbox.
 
     ``paths``: the folders a child imports from (the interpreter's);
-    ``protected``: what no child may read (the solutions, the hidden checks,
-    the grader's folders). A folder of the interpreter that the user cannot
-    reach is opened to it by descriptor, unless that would expose something
-    protected; then the children stay root without capabilities."""
-    uid = uid_for(slot)
+    ``protected``: what no child may read (the solutions, the hidden checks).
+    A folder of the interpreter that the user cannot reach is opened to it by
+    descriptor, unless that would expose something protected; then the
+    children stay root without capabilities."""
+    claimed = claim()
+    if claimed is None:
+        return Decision(None, [f"no free user id in {FIRST_UID}-{FIRST_UID + SLOTS - 1} for the children: they run as root without capabilities"])
+    uid, claim_fd = claimed
     found = _probe_as(uid, paths, protected)
     if "error" in found:
+        os.close(claim_fd)
         return Decision(None, [found["error"]])
     real = [os.path.realpath(p) for p in protected]
     reach = []
@@ -210,7 +260,8 @@ def probe(paths: list[str], protected: list[str], slot: int = 0) -> Decision:
         if top is None or not os.path.isdir(path):
             continue  # reachable anyway, or nothing there (python311.zip, usually)
         if any(p == top or p.startswith(top.rstrip(os.sep) + os.sep) for p in real):
-            return Decision(None, [f"the Python installation ({path}) is not readable by an unprivileged user, and opening it would expose {top}"])
+            os.close(claim_fd)
+            return Decision(None, [f"the Python installation ({path}) is not readable by an unprivileged user, and opening it would expose {top}: children run as root without capabilities"])
         reach.append(path)
     problems = [f"readable by every user: {p} (make it readable by its owner only: chmod -R go-rwx)" for p in found["readable"]]
-    return Decision(ChildUser(uid, uid, tuple(reach)), problems)
+    return Decision(ChildUser(uid, uid, tuple(reach)), problems, claim_fd)

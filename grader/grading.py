@@ -88,7 +88,6 @@ class Grader:
         sandbox: str = "auto",
         many: bool = False,
         inputs_seed: int | None = None,
-        slot: int = 0,
     ):
         """``sandbox``: "auto" (bubblewrap where it works, else a warning),
         "require" (raise SandboxUnavailable without it) or "off". ``many``:
@@ -98,9 +97,7 @@ class Grader:
         ``checking.set_inputs_seed``); by default a fresh secret where the
         solutions are (a teacher's grading: no submission has seen the
         inputs), and 0 without them (the student's own run, reproducible,
-        answered from the release's recorded answers). ``slot``: which of
-        the graders running side by side this is (a batch's worker): each
-        takes its own user where children need one (``child_user``)."""
+        answered from the release's recorded answers)."""
         from grader import cgroup, child_user, confine
         from grader import limits as limits_mod
         from grader import sandbox as sandbox_mod
@@ -119,10 +116,10 @@ class Grader:
         self.sandboxed = sandbox_mod.choose(mode, quiet=self.quiet)
         self.unconfined: list[str] = []  # what could not be done to confine children here (said once)
         # Root without a sandbox: children run as a user of the grader's own.
-        self.child_user = None
+        self.child_user, self._user_claim = None, None
         if child_user.wanted(self.sandboxed):
-            decision = child_user.probe(child_user.interpreter_paths(), [solutions_dir, hidden], slot)
-            self.child_user = decision.user
+            decision = child_user.probe(child_user.interpreter_paths(), [solutions_dir, hidden])
+            self.child_user, self._user_claim = decision.user, decision.claim_fd
             self.unconfined += decision.problems
         # Memory and processes counted for all of a submission's processes together.
         self.group = cgroup.make(self.limits.memory_bytes, self.limits.processes)
@@ -334,6 +331,8 @@ class Grader:
         shutil.rmtree(self.exchange, ignore_errors=True)
         if self.group is not None:
             self.group.remove()
+        if self._user_claim is not None:
+            os.close(self._user_claim)  # the user is free for another grader once the zygote is gone too
 
 
 @dataclass

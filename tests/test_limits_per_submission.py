@@ -93,11 +93,19 @@ def test_each_worker_of_a_batch_has_its_own_group_and_user(tmp_path):
     assert len(uids) == 3 and "0" not in uids, seen
 
 
-def test_users_of_different_slots_differ_and_belong_to_no_account():
-    uids = [child_user.uid_for(slot) for slot in range(8)]
-    assert len(set(uids)) == 8
+@needs_root
+def test_graders_side_by_side_claim_different_users_of_no_account():
+    """Two graders' claims never share a uid (nor take one a process has),
+    and a claim given up frees its uid."""
     import pwd
 
-    for uid in uids:
+    first, second = child_user.claim(), child_user.claim()
+    assert first and second and first[0] != second[0]
+    for uid, _ in (first, second):
         with pytest.raises(KeyError):
             pwd.getpwuid(uid)
+    os.close(first[1])
+    again = child_user.claim()
+    assert again[0] == first[0]
+    os.close(again[1])
+    os.close(second[1])

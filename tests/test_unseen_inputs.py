@@ -41,6 +41,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 
 import pytest
@@ -307,15 +308,22 @@ def recorded(release, tmp_path_factory) -> list:
     """Every request of the public checks, as the release's own grader makes
     them, with the reference's answer: JSON lines {"key", "name", "answer"}."""
     work = tmp_path_factory.mktemp("recorder")
-    table_file = str(work / "table.jsonl")
+    # It writes outside its folder: no sandbox (the release's default for a
+    # student's own copy), and into a folder any user may write, since a
+    # root grader's children run as a user of their own.
+    shared = tempfile.mkdtemp(prefix="recorder-", dir="/tmp")
+    os.chmod(shared, 0o777)
+    table_file = os.path.join(shared, "table.jsonl")
     folder = make_submission(work / "recorder", recorder_sources(table_file))
-    # It writes outside its folder: no sandbox (the release's default for a student's own copy).
-    proc = in_release(release, "grade", folder, "--sandbox", "off", "--json", str(work / "results.json"))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = json.loads((work / "results.json").read_text(encoding="utf-8"))
-    assert results["tests"] and all(t["status"] == "passed" for t in results["tests"]), proc.stdout  # recording changed no answer
-    with open(table_file, encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
+    try:
+        proc = in_release(release, "grade", folder, "--sandbox", "off", "--json", str(work / "results.json"))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        results = json.loads((work / "results.json").read_text(encoding="utf-8"))
+        assert results["tests"] and all(t["status"] == "passed" for t in results["tests"]), proc.stdout  # recording changed no answer
+        with open(table_file, encoding="utf-8") as f:
+            return [json.loads(line) for line in f]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
