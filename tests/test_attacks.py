@@ -200,6 +200,9 @@ FEEDBACK = {
     "ex0_weighted_sum__terminal_escapes_in_returned_type": ["not a plain torch.Tensor", "\\x1b[2J"],
     "ex0_weighted_sum__terminal_escapes_in_traceback_line": ["your code raised ValueError", "\\x1b[2J"],
     "ex0_weighted_sum__feedback_fence_breakout": ["your code raised RuntimeError", "<img src="],
+    # The kernel's keyrings are refused: nothing stored, nothing found, wrong answers.
+    "ex0_weighted_sum__keyring_store": _GOT,
+    "ex3_scaling__keyring_session": _GOT,
     "ex0_weighted_sum__memory_in_forks": _GOT,
     "ex0_weighted_sum__memory_in_memfd": ["the process ended while importing"],
     "ex0_weighted_sum__processes_beyond_limit": _GOT,
