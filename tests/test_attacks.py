@@ -209,6 +209,13 @@ FEEDBACK = {
     "ex0_weighted_sum__processes_by_exec": _GOT,
 }
 
+# --sandbox off where children run as a user of their own: what they could
+# not read, they say so.
+FEEDBACK_OWN_USER = {
+    "ex0_weighted_sum__hidden_checks_print": ["your code raised RuntimeError", "no hidden check found to quote"],
+    "ex0_weighted_sum__hidden_checks_encoded": [("nothing to leak (PermissionError)", "得到 / got")],
+}
+
 # Graded in full, to show that the attack costs no other exercise a point;
 # every other attack is graded with --only its exercise.
 FULL_RUNS = {
@@ -317,6 +324,8 @@ def expected_points(attack: str, mode: str):
 
 
 def feedback_words(attack: str, mode: str) -> list:
+    if mode == "off" and OWN_USER and attack in FEEDBACK_OWN_USER:
+        return FEEDBACK_OWN_USER[attack]
     words = FEEDBACK.get(attack, [])
     return words.get(mode, []) if isinstance(words, dict) else words
 
@@ -709,7 +718,7 @@ def _summary(out: Outcome, exercise: str) -> str:
 def test_catalogue_is_complete():
     """The lists above name only attacks that exist, and every SANDBOX_ONLY
     special case says why."""
-    named = set(EXPECTED_POINTS) | set(FEEDBACK) | FULL_RUNS | set(NEEDS_NAMESPACES) | set(NEEDS_ANOTHER_USER) | SYMLINKED | HARDLINKED | set(SLOW)
+    named = set(EXPECTED_POINTS) | set(FEEDBACK) | set(FEEDBACK_OWN_USER) | FULL_RUNS | set(NEEDS_NAMESPACES) | set(NEEDS_ANOTHER_USER) | SYMLINKED | HARDLINKED | set(SLOW)
     named |= GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF
     assert named <= set(ATTACKS), named - set(ATTACKS)
     assert GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF <= set(SANDBOX_ONLY)

@@ -116,7 +116,7 @@ def clean(text: str) -> str:
 
 
 def paragraphs(block: list[str]) -> list[str]:
-    """The prose of one block: a line per paragraph or list item, code left out."""
+    """The prose of one block: a line per paragraph or list item, code and tables left out."""
     out, para = [], []
 
     def flush():
@@ -133,6 +133,8 @@ def paragraphs(block: list[str]) -> list[str]:
             in_code = False
         elif in_code:
             pass  # an indented code block runs to the next blank line
+        elif line.lstrip().startswith("|"):
+            flush()  # a table's cells are not sentences
         elif _LIST_ITEM.match(line):
             flush()
             para.append(_LIST_ITEM.sub("", line))

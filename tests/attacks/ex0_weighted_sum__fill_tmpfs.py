@@ -6,10 +6,13 @@ In the sandbox the places are the root, /dev, /dev/shm, /tmp and /work:
 memory-backed file systems, which a memory limit does not count, so only
 their own caps hold (test_attacks.py checks the total stays within the
 sandbox's /tmp and /dev/shm sizes). Without the sandbox the files go into
-the child's private copy of the submission only (removed with it); there
-nothing caps the total but the disk.
+the child's private copy of the submission (removed with it) or, where it
+cannot write that (a root grader's children run as a user of their own),
+its own TMPDIR (removed with all that user owns); there nothing caps the
+total but the disk.
 """
 import os
+import tempfile
 
 import torch
 
@@ -26,7 +29,7 @@ def _sandboxed() -> bool:
         return False
 
 
-PLACES = ["/", "/dev", "/dev/shm", "/tmp", "/work"] if _sandboxed() else [os.getcwd()]
+PLACES = ["/", "/dev", "/dev/shm", "/tmp", "/work"] if _sandboxed() else [os.getcwd(), tempfile.gettempdir()]
 written = 0
 for place in PLACES:
     for i in range(TARGET // len(CHUNK)):
