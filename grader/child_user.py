@@ -10,9 +10,10 @@ a uid and gid no account of the machine has, no supplementary group, its own
 ``HOME`` and ``TMPDIR``. The kernel then keeps it from:
 
 - reading what only root may read: the grader makes its exchange folder
-  traversable but not listable, the submission's copy readable but not
-  writable, and refuses to count on this user (``probe``) where it could
-  read the solutions or the hidden checks;
+  traversable but not listable and the submission's copy readable but not
+  writable, and says so (``probe``) where this user could still read the
+  solutions or the hidden checks (every user may: ``run_autograder`` makes
+  them root's alone);
 - signalling the grader, the zygote or any root process, and writing
   root's files;
 - starting more than ``Limits.processes`` processes (``RLIMIT_NPROC``
@@ -20,8 +21,9 @@ a uid and gid no account of the machine has, no supplementary group, its own
 
 Each grader process claims its own uid (``claim``): a batch's workers, or
 two runs of a teacher's, grade side by side, and one grader's children must
-not be able to signal another's, nor count against its process limit. What a child leaves in the machine's world-writable folders is
-removed by the zygote after every exercise (``leftovers.clear_owned``).
+not be able to signal another's, nor count against its process limit. What
+a child leaves in the machine's world-writable folders is removed by the
+zygote after every exercise (``leftovers.clear_owned``).
 
 The Python installation must be readable by that user: an interpreter under
 a folder only root may enter (a pyenv under ``/root``) is reached through

@@ -10,7 +10,7 @@ queues and semaphore sets, and the queues in /dev/mqueue. Without the sandbox
 these are the machine's, shared with every other program of the user: only
 where the children run as a user of the grader's own (``child_user``, a root
 grader without namespaces) does the zygote remove what that user owns there,
-and in /var/tmp (``clear_owned``); otherwise they are not touched (README,
+and in /var/tmp and /run/lock (``clear_owned``); otherwise they are not touched (README,
 "the sandbox").
 """
 import os
@@ -87,7 +87,7 @@ def _remove_sysv(owner: int | None = None) -> None:
 
 # The machine's folders every user may write in (sticky): where a child of
 # the grader's own user can leave something for a later child of that user.
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/run/lock", "/dev/shm", "/dev/mqueue")
 
 
 def clear_owned(uid: int) -> None:
