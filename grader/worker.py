@@ -116,6 +116,16 @@ def _isolate_imports(private_dir: str) -> None:
     sys.path[:] = [private_dir] + _KEEP_PATH
 
 
+def _own_home(fallback: str) -> str:
+    """A folder of the child's own user in /tmp (``fallback``, its read-only
+    copy, where /tmp cannot be written: the code still runs, it only cannot
+    write files)."""
+    try:
+        return tempfile.mkdtemp(prefix="attention-child-", dir="/tmp")
+    except OSError:
+        return fallback
+
+
 def confine_child(user: child_user.ChildUser | None, process_limits: limits.Limits | None = None) -> list[str]:
     """Everything that confines a child, in order; nothing after it needs
     what it takes away. Returns what could not be done here."""
@@ -166,7 +176,7 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
         # grader's own user cannot write its copy of the files: it gets a
         # folder of its own in /tmp, removed with all it owns when the
         # exercise ends (leftovers.clear_owned).
-        home = private_dir if user is None else tempfile.mkdtemp(prefix="attention-child-", dir="/tmp")
+        home = private_dir if user is None else _own_home(private_dir)
         os.environ.update({"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8"})
         tempfile.tempdir = None  # computed again from TMPDIR, not inherited from the zygote
         _isolate_imports(private_dir)
