@@ -52,6 +52,8 @@ REPRESENTATIVE = {
 # (wrong file, check that must fail, words its feedback must contain)
 DIAGNOSES = [
     ("ex0_weighted_sum__softmax_dim0", "test_batched_random", ["softmax over dim 0", "dim=-1"]),
+    ("ex0_weighted_sum__matmul_without_unsqueeze", "test_batched_random", ["You computed weights @ values", "(B, B, C)", "unsqueeze(-2)"]),
+    ("ex0_weighted_sum__torch_matmul_of_the_row", "test_batched_random", ["You computed weights @ values", "(B, B, C)"]),
     ("ex0_weighted_sum__no_softmax", "test_worked_example", ["softmax is missing"]),
     ("ex0_weighted_sum__normalised_by_sum_of_scores", "test_equal_scores_average", ["divided the scores by their sum"]),
     ("ex0_weighted_sum__naive_exp_overflows", "test_large_scores_do_not_overflow", ["overflows", "Subtract the largest score"]),

@@ -17,6 +17,19 @@ def by_sum(scores, values):
     return no_softmax(scores / scores.sum(-1, keepdim=True), values)
 
 
+def row_matmul(scores, values):
+    """weights @ values as on the page's one row: on a batch, (B, T) @ (B, T, C)
+    broadcasts to (B, B, C), every row of weights against every row of values."""
+    return torch.softmax(scores, dim=-1) @ values
+
+
+ROW_MATMUL = t(
+    "你写的是 weights @ values：对一行分数是对的，但对一批分数，(B, T) @ (B, T, C) 会广播成 (B, B, C)，"
+    "每一行权重和每一组 values 都乘了一遍。先把权重变成 (B, 1, T)：(weights.unsqueeze(-2) @ values).squeeze(-2)。",
+    "You computed weights @ values: right for one row of scores, but on a batch (B, T) @ (B, T, C) broadcasts to "
+    "(B, B, C), every row of weights against every batch of values. Make the weights (B, 1, T) first: "
+    "(weights.unsqueeze(-2) @ values).squeeze(-2).",
+)
 BY_SUM = t(
     "你把分数除以分数之和当作权重；要用 softmax（分数之和可能是 0 或负数）。",
     "You divided the scores by their sum to make weights; use softmax (the sum can be 0 or negative).",
@@ -76,6 +89,7 @@ def test_batched_random(sub, ref):
         ref.weighted_sum(scores, values),
         what=t("scores (4, 5)、values (4, 5, 3) 的随机输入", "random scores (4, 5) and values (4, 5, 3)"),
         diagnoses=lambda: [
+            (row_matmul(scores, values), ROW_MATMUL),
             (wrong_dim, t("你在第 0 维上做了 softmax：应该是 dim=-1。", "You took softmax over dim 0: it must be dim=-1.")),
             (no_softmax(scores, values), NO_SOFTMAX),
             (values.mean(-2), IGNORES_SCORES),
