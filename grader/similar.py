@@ -48,7 +48,7 @@ import sys
 import tempfile
 import time
 
-from grader import intake, report
+from grader import intake, report, submission
 from grader.exercises import IDS
 from grader.text import visible
 
@@ -287,7 +287,10 @@ def read_codes(entries) -> tuple[dict, list]:
         for ex in IDS:
             data = intake._read_regular(os.path.join(e.folder, ex + ".py"), [])
             if isinstance(data, bytes):
-                files[ex] = data.decode("utf-8", errors="replace")
+                try:
+                    files[ex] = submission.python_source(data)  # a GBK file compares by its text, as graded
+                except (UnicodeDecodeError, SyntaxError):
+                    files[ex] = data.decode("utf-8", errors="replace")
         codes[e.student_id] = files
     return codes, left_out
 

@@ -1,13 +1,16 @@
 """Reading a submission folder, without running or changing anything in it.
 
 Each exercise file is read once, as bytes, by a descriptor opened with
-O_NOFOLLOW; what is wrong with a file (missing, a symlink, a hard link to
-one of the grader's own files, too big, not UTF-8) becomes that exercise's
-problem only.
+O_NOFOLLOW, and decoded as Python decodes it (UTF-8, or what its coding line
+says); what is wrong with a file (missing, a symlink, a hard link to one of
+the grader's own files, too big, not readable as Python reads it) becomes
+that exercise's problem only.
 """
+import io
 import os
 import stat
 import tempfile
+import tokenize
 from dataclasses import dataclass, field
 
 from grader.exercises import EXERCISES
@@ -116,15 +119,44 @@ def _read(path: str, display: str, exercise_id: str, teacher: dict | None = None
         )
         return f
     try:
-        data.decode("utf-8")
+        text = python_source(data)
     except UnicodeDecodeError as exc:
+        if exc.encoding.replace("-", "").lower() in ("utf8", "utf8sig"):
+            f.problem = Text(
+                f"{display} 不是 UTF-8 编码（第 {exc.start} 个字节出错）：请用 UTF-8 保存（或者在第一行声明它的编码，比如 # -*- coding: gbk -*-）",
+                f"{display} is not UTF-8 (bad byte at offset {exc.start}): save it as UTF-8 (or declare its coding in its first line, such as # -*- coding: gbk -*-)",
+            )
+        else:
+            f.problem = Text(
+                f"{display} 声明的编码是 {exc.encoding}，但第 {exc.start} 个字节不是 {exc.encoding}：请用 UTF-8 保存",
+                f"{display} declares the coding {exc.encoding}, but the byte at offset {exc.start} is not {exc.encoding}: save it as UTF-8",
+            )
+        return f
+    except SyntaxError as exc:  # a coding line Python does not know
         f.problem = Text(
-            f"{display} 不是 UTF-8 编码（第 {exc.start} 个字节出错）：请用 UTF-8 保存",
-            f"{display} is not UTF-8 (bad byte at offset {exc.start}): save it as UTF-8",
+            f"{display} 的编码声明 Python 读不了（{exc.msg}）：请用 UTF-8 保存，并删掉 coding 那一行",
+            f"Python cannot read {display}'s coding line ({exc.msg}): save it as UTF-8 and remove the coding line",
         )
         return f
-    f.source = data
+    # From here on the file is UTF-8 text: its coding line, if any, is
+    # ignored by compile() for text, and the report and the redaction read it.
+    f.source = text.encode("utf-8")
     return f
+
+
+def python_source(data: bytes) -> str:
+    """The text of a Python file as Python reads it (PEP 263, as
+    ``tokenize.open`` does): UTF-8 unless a coding line (``# -*- coding:
+    gbk -*-``, which Chinese Windows editors still write) or a byte-order mark
+    says otherwise. Raises UnicodeDecodeError (with the encoding) or
+    SyntaxError (a coding line naming no encoding Python has)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        if not str(exc.msg).startswith("unknown encoding"):
+            return data.decode("utf-8")  # no coding line and not UTF-8: the error says where
+        raise
+    return data.decode(encoding)
 
 
 def load(root: str, display_root: str | None = None, teacher: dict | None = None) -> Submission:
