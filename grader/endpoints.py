@@ -111,7 +111,9 @@ def _load_reference(exercise_id: str, path: str):
     mod.__file__ = path
     with open(path, encoding="utf-8") as f:
         code = compile(f.read(), path, "exec")
-    saved = standins.install_siblings(exercise_id)
+    # Read here, before any submission code has run in this grader (and
+    # cached): what the children of later exercises get is what was read now.
+    saved = standins.install_siblings(exercise_id, standins.function_sources(exercise_id))
     try:
         exec(code, mod.__dict__)
     finally:
@@ -286,7 +288,11 @@ class SubmissionEndpoint(Endpoint):
                 self.zygotes.settle()
             self.import_deadline = min(time.monotonic() + self.limits.import_seconds, self.budget_end)
             self.importing = True
-            word = {"op": "import", "private_dir": self.submission.private_copy(self.workdir, self.shared_copy)}
+            word = {
+                "op": "import",
+                "private_dir": self.submission.private_copy(self.workdir, self.shared_copy),
+                "standins": standins.function_sources(self.file.exercise_id),  # only the exercises before this one
+            }
             try:
                 protocol.send(self.req_w, word)
             except OSError:

@@ -2,9 +2,11 @@
 
 Each row is an exercise: its id (used for the file, the checks, the docs page
 and the report line), its title in both languages, the points of its public
-and of its hidden checks, and the contract's classes its checks may ask the
-grader to build in place of the student's own (``standins``, see
-``grader/standins.py``). The exercise list, the total, the docs' toctrees and
+and of its hidden checks, the public functions and classes its file defines
+(``defines``: what a later exercise may import from it, so what the grader's
+stand-in module for it offers), and the contract's classes its checks may ask
+the grader to build in place of the student's own (``standins``; both are
+used by ``grader/standins.py``). The exercise list, the total, the docs' toctrees and
 overview table, the release, the gradebook's cells, the columns of grades.csv
 and every count of exercises in the docs come from here; the project's tests
 hold the checks' ``@pytest.mark.points`` markers and the README to it
@@ -20,6 +22,7 @@ class Exercise:
     en: str
     public: int  # the points of checks/public/test_<id>.py
     hidden: int  # the points of checks/hidden/test_<id>.py
+    defines: tuple[str, ...] = ()  # the public functions and classes of its file, as its stub names them
     standins: tuple[str, ...] = ()  # contract class names built by the grader in place of the student's own
 
     @property
@@ -32,14 +35,14 @@ class Exercise:
 
 
 EXERCISES = (
-    Exercise("ex0_weighted_sum", "加权汇总", "weighted sum", public=6, hidden=4),
-    Exercise("ex1_averaging", "平均矩阵", "averaging matrix", public=5, hidden=5),
-    Exercise("ex2_scores", "点积分数", "dot-product scores", public=5, hidden=5),
-    Exercise("ex3_scaling", "缩放", "scaling", public=5, hidden=5),
-    Exercise("ex4_masking", "因果掩码", "causal masking", public=6, hidden=6),
-    Exercise("ex5_head", "注意力头", "one attention head", public=8, hidden=8),
-    Exercise("ex6_block", "GPT 块", "a GPT block", public=8, hidden=9, standins=("Head", "MultiHeadAttention", "FeedForward")),
-    Exercise("ex7_gpt", "会写字的 GPT", "a GPT that writes", public=7, hidden=8, standins=("Block",)),
+    Exercise("ex0_weighted_sum", "加权汇总", "weighted sum", public=6, hidden=4, defines=("weighted_sum",)),
+    Exercise("ex1_averaging", "平均矩阵", "averaging matrix", public=5, hidden=5, defines=("averaging_matrix", "average_past")),
+    Exercise("ex2_scores", "点积分数", "dot-product scores", public=5, hidden=5, defines=("attention_scores",)),
+    Exercise("ex3_scaling", "缩放", "scaling", public=5, hidden=5, defines=("scale_scores",)),
+    Exercise("ex4_masking", "因果掩码", "causal masking", public=6, hidden=6, defines=("causal_mask", "causal_weights")),
+    Exercise("ex5_head", "注意力头", "one attention head", public=8, hidden=8, defines=("Head",)),
+    Exercise("ex6_block", "GPT 块", "a GPT block", public=8, hidden=9, defines=("MultiHeadAttention", "FeedForward", "Block"), standins=("Head", "MultiHeadAttention", "FeedForward")),
+    Exercise("ex7_gpt", "会写字的 GPT", "a GPT that writes", public=7, hidden=8, defines=("GPT",), standins=("Block",)),
 )
 IDS = tuple(e.id for e in EXERCISES)
 BY_ID = {e.id: e for e in EXERCISES}

@@ -6,24 +6,40 @@ mistake in ex5 (or in the attention, for the Block; or in ex6, for the GPT)
 never costs points twice. A check names the parts to stand in by the
 contract's class names; while the module under test is built, those names in
 the exercise file's namespace, and every other name bound to the same class
-(an alias), mean the stand-ins (``standing_in``). The sibling module an
-exercise imports (ex5_head for ex6, ex6_block for ex7) is the grader's too
-(``SIBLINGS``). So it does not matter whether the student imports Head from
-ex5_head or pastes a Head of their own into ex6_block.py (or Block, for ex7).
+(an alias), mean the stand-ins (``standing_in``). So it does not matter
+whether the student imports Head from ex5_head or pastes a Head of their own
+into ex6_block.py (or Block, for ex7).
+
+Functions too: while an exercise is graded, every earlier exercise's module
+(ex0_weighted_sum ... ex4_masking for ex5, ex5_head for ex6, ...) is the
+grader's (``install_siblings``), offering what the table says that exercise
+defines: the classes above, and for functions the teacher's stand-ins of
+checks/hidden/standin_functions.py, which compute what the docstrings promise.
+A student's ex5 built with ``from ex3_scaling import scale_scores`` is graded
+with a right scale_scores whatever their own ex3 does; ex3's points come from
+ex3_scaling.py alone, graded in its own child, which gets none of them.
 
 Each stand-in keeps the arguments it was built with, bound to the contract's
 signature (``built_with``): a check compares them with the reference's, so
 ``Head(n_embd, head_size, dropout, block_size)``, a forgotten dropout or the
 wrong number of heads is seen although the stand-in computes the same either
-way. None of them is a solution to any exercise: each is a small,
-deterministic, causal module.
+way. None of the classes is a solution to any exercise: each is a small,
+deterministic, causal module. The functions are right answers, written in
+the grader's own way; a child gets those of the exercises before its own,
+never its own exercise's, and the student edition has none (there a later
+exercise imports the student's own earlier files).
 """
+import ast
 import contextlib
+import functools
+import os
 import sys
 import types
 
 import torch
 import torch.nn as nn
+
+from grader.exercises import EXERCISES
 
 
 class StandIn(nn.Module):
@@ -128,32 +144,95 @@ def parts(module: nn.Module) -> list:
     return [[path, m.contract, dict(m.built_with)] for path, m in module.named_modules() if isinstance(m, StandIn)]
 
 
-def head_module() -> types.ModuleType:
-    """A module object that can be placed in ``sys.modules["ex5_head"]``."""
-    mod = types.ModuleType("ex5_head", "grader stand-in for ex5_head")
-    mod.Head = Head
+# --- the modules of earlier exercises -----------------------------------------
+#
+# While exercise N is graded, the module name of every exercise before it (in
+# the table's order) is the grader's: ``from ex3_scaling import scale_scores``,
+# ``import ex2_scores as s2``, ``importlib.import_module("ex0_weighted_sum")``
+# all find a module offering that exercise's ``defines``, never the student's
+# own file beside theirs. Its classes are the stand-ins above (BY_CONTRACT);
+# its functions are the teacher's (FUNCTIONS_FILE), which give the answers
+# their docstrings promise and so are handed only to the children of later
+# exercises, as text (``function_sources``).
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FUNCTIONS_FILE = os.path.join(PROJECT, "checks", "hidden", "standin_functions.py")
+
+
+def earlier(exercise_id: str) -> tuple:
+    """The exercises before ``exercise_id`` in the table (none for an unknown id)."""
+    ids = [e.id for e in EXERCISES]
+    return EXERCISES[: ids.index(exercise_id)] if exercise_id in ids else ()
+
+
+@functools.lru_cache(maxsize=None)
+def _read_functions(path: str) -> dict | None:
+    """Exercise id -> the source of its function stand-ins (the file's imports,
+    then its functions named in the exercise's ``defines``); None where the
+    file is not there (the student edition). An exercise with a name that is
+    neither a stand-in class nor a function there (the last one's GPT, which
+    no exercise imports) has none."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    tree = ast.parse(text)
+    imports = [ast.get_source_segment(text, n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    functions = {n.name: ast.get_source_segment(text, n) for n in tree.body if isinstance(n, ast.FunctionDef)}
+    out = {}
+    for e in EXERCISES:
+        wanted = [name for name in e.defines if name not in BY_CONTRACT]
+        if not wanted:
+            continue
+        if any(name not in functions for name in wanted):
+            continue
+        out[e.id] = "\n".join(imports) + "\n\n\n" + "\n\n\n".join(functions[name] for name in wanted) + "\n"
+    return out
+
+
+def function_sources(exercise_id: str, path: str = FUNCTIONS_FILE) -> dict:
+    """For the grading process: the sources of the function stand-ins of the
+    exercises before ``exercise_id``, by exercise id; empty where the
+    teacher's file is not there (the student edition: its later exercises
+    import the student's own earlier files)."""
+    sources = _read_functions(path) or {}
+    return {e.id: sources[e.id] for e in earlier(exercise_id) if e.id in sources}
+
+
+def earlier_module(exercise, sources: dict) -> types.ModuleType | None:
+    """The grader's module for an earlier ``exercise``: its ``defines`` and
+    torch, nothing else. None where a function's source is missing."""
+    mod = types.ModuleType(exercise.id, f"The grader's stand-in for {exercise.id}: {', '.join(exercise.defines)}.")
+    # Named in "cannot import name ... from ex3_scaling (...)", where a
+    # later exercise asks for a name the exercise does not define.
+    mod.__file__ = f"the grader's stand-in, which offers {', '.join(exercise.defines)}"
+    mod.torch = torch
+    functions = [name for name in exercise.defines if name not in BY_CONTRACT]
+    if functions:
+        if exercise.id not in sources:
+            return None
+        scope: dict = {"__name__": exercise.id}
+        # Its own file name: no traceback or getsource() of a stand-in reads a file.
+        exec(compile(sources[exercise.id], f"<the grader's stand-in for {exercise.id}>", "exec"), scope)
+        for name in functions:
+            setattr(mod, name, scope[name])
+    for name in exercise.defines:
+        if name in BY_CONTRACT:
+            setattr(mod, name, BY_CONTRACT[name])
     return mod
 
 
-def block_module() -> types.ModuleType:
-    """A module object that can be placed in ``sys.modules["ex6_block"]``."""
-    mod = types.ModuleType("ex6_block", "grader stand-in for ex6_block")
-    mod.Block = Block
-    mod.MultiHeadAttention, mod.FeedForward = Attention, FeedForward  # what else ex6_block defines
-    return mod
-
-
-# Which sibling modules an exercise imports as stand-ins instead of the
-# student's own: ex6 never runs the student's ex5_head.py, ex7 never their ex6_block.py.
-SIBLINGS = {"ex6_block": {"ex5_head": head_module}, "ex7_gpt": {"ex6_block": block_module}}
-
-
-def install_siblings(exercise_id: str) -> dict:
-    """Put the stand-in siblings of ``exercise_id`` into ``sys.modules``; return what they replaced."""
+def install_siblings(exercise_id: str, sources: dict | None = None) -> dict:
+    """Put the grader's modules of the exercises before ``exercise_id`` into
+    ``sys.modules`` (``sources``: from ``function_sources``, for the functions);
+    return what they replaced."""
     saved = {}
-    for name, make in SIBLINGS.get(exercise_id, {}).items():
-        saved[name] = sys.modules.get(name)
-        sys.modules[name] = make()
+    for exercise in earlier(exercise_id):
+        mod = earlier_module(exercise, sources or {})
+        if mod is not None:
+            saved[exercise.id] = sys.modules.get(exercise.id)
+            sys.modules[exercise.id] = mod
     return saved
 
 

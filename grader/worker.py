@@ -167,7 +167,9 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
     # exercise's code did reaches it; in the sandbox, where no child can write
     # it, one copy for the whole submission.
     try:
-        private_dir = protocol.receive(req_fd)["private_dir"]
+        word = protocol.receive(req_fd)
+        private_dir = word["private_dir"]
+        earlier_functions = word.get("standins") or {}  # the function stand-ins of the exercises before this one
         protocol.send(resp_fd, {"heard": True})  # before any submission code: the grader knows this child is not stopped
         os.chdir(private_dir)
         os.environ.clear()
@@ -194,7 +196,9 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
         # Tracebacks name the file as the student knows it, with its lines.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         code = compile(source, filename, "exec")
-        standins.install_siblings(exercise_id)
+        # Every earlier exercise's module is the grader's (standins.py), not
+        # the student's file beside this one: a mistake there costs its own points only.
+        standins.install_siblings(exercise_id, earlier_functions)
         sys.modules[exercise_id] = module
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included

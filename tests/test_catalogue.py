@@ -11,13 +11,20 @@ is another correct way to write it. Adding a file adds its tests.
     for at least one wrong file: no check is dead weight;
 (d) key mistakes get the diagnosis written for them, and no hint written for
     one mistake is shown for another (``NOT_MISLED``);
-(e) the untouched stubs score 0 with "not implemented yet", the solutions 100.
+(e) the untouched stubs score 0 with "not implemented yet", the solutions 100;
+(f) a file that imports earlier exercises is graded with the grader's modules
+    for them, whatever the student's own earlier files hold: a line
+    ``# submitted with: wrong/<file>.py`` (or ``right/<file>.py``, or
+    ``# submitted with: the stub of <exercise>``) puts that file in the
+    submission in place of the solution, and that earlier file loses its own
+    points, never the later exercise's, nor is it named in its feedback.
 
 Submissions are graded in process by the session ``grader``; each catalogue
 file is graded once (``only=`` its exercise) and the grade is shared by the
 tests that need it.
 """
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -108,6 +115,11 @@ DIAGNOSES = [
     ("ex7_gpt__crop_keeps_first", "test_generate_crops_a_long_idx", ["keeps the first block_size tokens"]),
     ("ex7_gpt__no_crop", "test_generate_crops_a_long_idx", ["IndexError", "self(idx)"]),
     ("ex7_gpt__argmax_not_sampled", "test_generate_samples_with_multinomial", ["torch.multinomial"]),
+    # The same mistakes in files that import earlier exercises whose own files are wrong or stubs:
+    # the diagnosis is the later exercise's own (the earlier modules are the grader's).
+    ("ex5_head__mask_filled_with_zero_own_ex3_a_stub", "test_head_wider_than_input", ["filled the future's scores with 0", "-inf"]),
+    ("ex5_head__not_scaled_with_ex4_as_module", "test_output_matches", ["not scaled"]),
+    ("ex4_masking__no_mask_in_weights_by_imported_weighted_sum", "test_weights_rows_and_future", ["There is no mask"]),
 ]
 
 # (wrong file, check that must fail, words its feedback must contain, words it
@@ -140,6 +152,28 @@ NOT_MISLED = [
 
 def exercise_of(path: Path) -> str:
     return path.stem.split("__")[0]
+
+
+SUBMITTED_WITH = re.compile(r"# submitted with: (?:(?P<file>(?:wrong|right)/(?P<ex>ex\d+_\w+?)__\w+\.py)|the stub of (?P<stub>ex\d+_\w+))\s*")
+
+
+def submitted_with(path: Path) -> dict[str, str]:
+    """The student's own earlier files a catalogue file is graded with (exercise id -> source), see (f)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# submitted with:"):
+            m = SUBMITTED_WITH.fullmatch(line)
+            assert m, f"{path.name}: {line!r} names no catalogue file or stub"
+            if m["stub"]:
+                out[m["stub"]] = Path(EXERCISES, m["stub"] + ".py").read_text(encoding="utf-8")
+            else:
+                out[m["ex"]] = (CATALOGUE / m["file"]).read_text(encoding="utf-8")
+    return out
+
+
+def case_files(path: Path) -> dict[str, str]:
+    """The files a catalogue file is graded with over the solutions: itself and what it is submitted with."""
+    return {**submitted_with(path), exercise_of(path): path.read_text(encoding="utf-8")}
 
 
 def with_known(paths, known: dict) -> list:
@@ -183,7 +217,7 @@ def grade_alone(grader, tmp_path_factory):
     def grade(path: Path):
         if path not in cache:
             ex = exercise_of(path)
-            folder = make_submission(tmp_path_factory.mktemp(path.stem), {ex: path.read_text(encoding="utf-8")})
+            folder = make_submission(tmp_path_factory.mktemp(path.stem), case_files(path))
             cache[path] = grader.grade(folder, only=ex)
         return cache[path]
 
@@ -299,7 +333,7 @@ def test_right_files_score_100_on_any_inputs(tmp_path, draw):
         for ex in IDS:
             for p in RIGHT:
                 if exercise_of(p) == ex and p.stem not in WRONGLY_FAILED:
-                    grade = g.grade(make_submission(tmp_path / p.stem, {ex: p.read_text(encoding="utf-8")}), only=ex)
+                    grade = g.grade(make_submission(tmp_path / p.stem, case_files(p)), only=ex)
                     no_grader_trouble(grade)
                     failed = {r.check_id: r.feedback for r in grade.results if not r.passed}
                     assert not failed, f"{p.name} with inputs seed {g.inputs_seed}: {failed}"
@@ -364,6 +398,36 @@ def test_no_number_runs_to_dozens_of_digits(grade_alone):
     for path in WRONG:
         for r in grade_alone(path).results:
             assert not re.search(r"\d{16}", r.feedback), (path.stem, r.check_id, r.feedback)
+
+
+# --- (f) a mistake in an earlier exercise costs its own points only ---------------
+
+WITH_EARLIER = [p for p in WRONG + RIGHT if submitted_with(p)]
+
+
+def test_earlier_files_are_submitted_with_later_ones():
+    for path in WITH_EARLIER:
+        for ex in submitted_with(path):
+            assert IDS.index(ex) < IDS.index(exercise_of(path)), f"{path.name}: {ex} is not an earlier exercise"
+
+
+@pytest.mark.parametrize("path", WITH_EARLIER, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_earlier_mistakes_cost_their_own_points_only(path, grader, tmp_path, grade_alone, full_points):
+    """The student's own earlier files lose their own points (each graded
+    from its own file); the later exercise is graded as if they were right
+    (test_right_file_scores_full_marks, test_wrong_file_loses_points) and its
+    feedback names none of them."""
+    ex = exercise_of(path)
+    folder = make_submission(tmp_path, case_files(path))
+    for earlier in submitted_with(path):
+        grade = grader.grade(folder, only=earlier)
+        no_grader_trouble(grade)
+        got, most = grade.exercise_points(earlier)
+        assert got < most, f"{path.name}: the {earlier} it is submitted with keeps full marks"
+    for r in grade_alone(path).results:
+        assert not r.not_implemented, (r.check_id, r.feedback)
+        for earlier in submitted_with(path):
+            assert earlier not in r.feedback, f"{r.check_id} of {path.name} names {earlier}:\n{r.feedback}"
 
 
 # --- (e) stubs and solutions --------------------------------------------------

@@ -1,0 +1,17 @@
+"""ex4 mistake: causal_weights is ex0's weighted_sum (imported as ws) of the identity, with no mask, while the student's own ex0 is a stub."""
+# submitted with: the stub of ex0_weighted_sum
+import torch
+from ex0_weighted_sum import weighted_sum as ws
+
+
+def causal_mask(scores: torch.Tensor) -> torch.Tensor:
+    """Every score above the diagonal (j > i) becomes -inf; a new tensor."""
+    T = scores.shape[-1]
+    future = torch.triu(torch.ones(T, T, dtype=torch.bool, device=scores.device), diagonal=1)
+    return scores.masked_fill(future, float("-inf"))
+
+
+def causal_weights(scores: torch.Tensor) -> torch.Tensor:
+    """Softmax of the scores, but the mask is forgotten."""
+    T = scores.shape[-1]
+    return ws(scores, torch.eye(T, dtype=scores.dtype, device=scores.device))

@@ -1,0 +1,20 @@
+"""ex5 mistake: the scores are not scaled, in a Head built with ex2 and ex4 imported as modules while the student's own ex4 is wrong."""
+# submitted with: wrong/ex4_masking__masks_the_diagonal.py
+import torch.nn as nn
+import ex2_scores
+import ex4_masking as m4
+
+
+class Head(nn.Module):
+    """一个因果自注意力头 / one head of causal self-attention."""
+
+    def __init__(self, n_embd, head_size, block_size, dropout=0.0):
+        super().__init__()
+        self.key = nn.Linear(n_embd, head_size, bias=False)
+        self.query = nn.Linear(n_embd, head_size, bias=False)
+        self.value = nn.Linear(n_embd, head_size, bias=False)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        wei = m4.causal_weights(ex2_scores.attention_scores(self.query(x), self.key(x)))  # (B, T, T), never scaled
+        return self.dropout(wei) @ self.value(x)  # (B, T, hs)
