@@ -29,6 +29,7 @@ extensions = [
     "grader_output",
     "mistake_table",
     "check_list",
+    "promise_table",
     "exercise_list",
     "teacher_edition",
     "weighted_sum_slider",
@@ -44,6 +45,7 @@ exclude_patterns = ["_build", "figures", "README.md"]
 if not teacher_edition:
     exclude_patterns.append("answers/**")  # reference solutions and hidden checks
     exclude_patterns.append("teachers/teaching.md")  # the teaching guide answers its own questions
+    exclude_patterns.append("teachers/promises.md")  # names every hidden check
 
 templates_path = ["_templates"]
 html_theme = "alabaster"

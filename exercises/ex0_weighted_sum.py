@@ -19,6 +19,15 @@ def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         values  (..., T, C)
         返回 / returns (..., C)
 
+    ``...`` 是任意多个批维度，也可以没有；T 可以是 1。
+    ``...`` stands for any number of batch dims, none included; T may be 1.
+
+    返回值的 dtype 与输入相同：float64 进，float64 出。
+    The result has the inputs' dtype: float64 in, float64 out.
+
+    分数可以很大（比如 1000），结果仍是有限的数。
+    Scores may be large (say 1000): the result is still finite.
+
     公式 / Formula::
 
         w = softmax(scores)          # w_j = exp(s_j) / sum_k exp(s_k)

@@ -18,6 +18,10 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         k       (B, T, hs)
         返回 / returns (B, T, T)
 
+    B、T、hs 可以是任意正整数，1 也行。返回值的 dtype 与 q、k 相同：float64 进，float64 出。
+    B, T and hs may be any sizes, 1 included. The result has the dtype of q and
+    k: float64 in, float64 out.
+
     例子 / Example::
 
         >>> q = torch.tensor([[[1.0, 0.0], [1.0, 1.0]]])  # B=1, T=2, hs=2

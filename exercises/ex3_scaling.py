@@ -15,6 +15,9 @@ def scale_scores(scores: torch.Tensor, head_size: int) -> torch.Tensor:
 
     形状 / Shapes: 任意，输出与输入同形 / any; the output has the input's shape.
 
+    返回值的 dtype 与 scores 相同：float64 进，float64 出。
+    The result has the dtype of scores: float64 in, float64 out.
+
     例子 / Example::
 
         >>> scale_scores(torch.tensor([[8.0, -4.0]]), head_size=16)

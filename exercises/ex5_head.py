@@ -30,6 +30,12 @@ class Head(nn.Module):
     同一个头要能先后处理不同长度的 T（不超过 block_size）。
     One head must handle inputs of any T up to block_size, one after another.
 
+    head_size 可以比 n_embd 大。eval 模式（``head.eval()``）下没有 dropout。梯度要传回
+    输入 x。``head.double()`` 之后，float64 的 x 得到 float64 的输出。
+    head_size may be larger than n_embd. In eval mode (``head.eval()``) there
+    is no dropout. The gradient flows back to the input x. After
+    ``head.double()``, a float64 x gives a float64 output.
+
     公式 / Formula::
 
         wei = softmax(causal_mask(q @ k^T * head_size ** -0.5))   # (B, T, T)

@@ -28,6 +28,10 @@ class MultiHeadAttention(nn.Module):
 
         forward(x): x (B, T, n_embd) -> (B, T, n_embd)
 
+    eval 模式下没有 dropout。``.double()`` 之后，float64 的 x 得到 float64 的输出。
+    In eval mode there is no dropout. After ``.double()``, a float64 x gives a
+    float64 output.
+
     公式 / Formula::
 
         out = dropout(proj(concat([h(x) for h in heads], dim=-1)))
@@ -58,6 +62,10 @@ class FeedForward(nn.Module):
     形状 / Shapes::
 
         forward(x): x (B, T, n_embd) -> (B, T, n_embd)
+
+    eval 模式下没有 dropout。``.double()`` 之后，float64 的 x 得到 float64 的输出。
+    In eval mode there is no dropout. After ``.double()``, a float64 x gives a
+    float64 output.
 
     例子 / Example::
 
@@ -90,6 +98,14 @@ class Block(nn.Module):
 
         x = x + sa(ln1(x))
         x = x + ffwd(ln2(x))
+
+    形状 / Shapes::
+
+        forward(x): x (B, T, n_embd) -> (B, T, n_embd)
+
+    eval 模式下没有 dropout。``.double()`` 之后，float64 的 x 得到 float64 的输出。
+    In eval mode there is no dropout. After ``.double()``, a float64 x gives a
+    float64 output.
 
     例子 / Example::
 

@@ -40,6 +40,10 @@ class GPT(nn.Module):
         logits = lm_head(ln_f(blocks(x)))
         loss = cross_entropy(logits.view(B * T, V), targets.view(B * T))
 
+    位置 t 的 logits 只取决于位置 0..t 的字。T 可以是 1 到 block_size 之间的任意长度。
+    The logits at position t depend on the tokens at positions 0..t only. T
+    may be any length from 1 to block_size.
+
     例子 / Example::
 
         >>> model = GPT(vocab_size=10, n_embd=8, n_head=2, n_layer=2, block_size=4)

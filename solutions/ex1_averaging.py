@@ -14,6 +14,9 @@ def averaging_matrix(T: int) -> torch.Tensor:
     Return a (T, T) float matrix whose row i holds 1/(i+1) in columns 0..i and
     0 after them.
 
+    任何浮点类型都可以（float32 或 float64）；T 可以是 1。
+    Any float dtype will do (float32 or float64); T may be 1.
+
     例子 / Example::
 
         >>> averaging_matrix(3)
@@ -36,6 +39,11 @@ def average_past(x: torch.Tensor) -> torch.Tensor:
 
         x       (B, T, C)
         返回 / returns (B, T, C)
+
+    T 可以是任意正整数，1 也行。返回值的 dtype 与 x 相同：float64 进，float64 出
+    （矩阵要换成 x 的 dtype 再乘）。
+    T may be any size, 1 included. The result has x's dtype: float64 in,
+    float64 out (bring the matrix to x's dtype before the product).
 
     例子 / Example::
 

@@ -19,6 +19,12 @@ def causal_mask(scores: torch.Tensor) -> torch.Tensor:
         scores  (..., T, T)
         返回 / returns (..., T, T)
 
+    ``...`` 是任意多个批维度，也可以没有；T 可以是任意长度，1 也行，比 8 长也行。
+    传进来的 scores 保持不变。返回值的 dtype 与 scores 相同：float64 进，float64 出。
+    ``...`` stands for any number of batch dims, none included; T may be any
+    length, 1 or longer than 8. The scores passed in stay as they are. The
+    result has the dtype of scores: float64 in, float64 out.
+
     例子 / Example::
 
         >>> causal_mask(torch.ones(3, 3))
@@ -42,6 +48,12 @@ def causal_weights(scores: torch.Tensor) -> torch.Tensor:
 
         scores  (..., T, T)
         返回 / returns (..., T, T)
+
+    未来的分数再大，权重也是 0。形状、批维度、dtype 和 causal_mask 一样；
+    传进来的 scores 同样保持不变。
+    However large the future's scores, their weight is 0. Shapes, batch dims
+    and dtype as for causal_mask; the scores passed in stay as they are here
+    too.
 
     例子 / Example::
 

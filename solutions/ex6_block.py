@@ -28,6 +28,10 @@ class MultiHeadAttention(nn.Module):
 
         forward(x): x (B, T, n_embd) -> (B, T, n_embd)
 
+    eval 模式下没有 dropout。``.double()`` 之后，float64 的 x 得到 float64 的输出。
+    In eval mode there is no dropout. After ``.double()``, a float64 x gives a
+    float64 output.
+
     公式 / Formula::
 
         out = dropout(proj(concat([h(x) for h in heads], dim=-1)))
@@ -67,6 +71,10 @@ class FeedForward(nn.Module):
 
         forward(x): x (B, T, n_embd) -> (B, T, n_embd)
 
+    eval 模式下没有 dropout。``.double()`` 之后，float64 的 x 得到 float64 的输出。
+    In eval mode there is no dropout. After ``.double()``, a float64 x gives a
+    float64 output.
+
     例子 / Example::
 
         >>> FeedForward(n_embd=8)(torch.randn(2, 3, 8)).shape
@@ -105,6 +113,14 @@ class Block(nn.Module):
 
         x = x + sa(ln1(x))
         x = x + ffwd(ln2(x))
+
+    形状 / Shapes::
+
+        forward(x): x (B, T, n_embd) -> (B, T, n_embd)
+
+    eval 模式下没有 dropout。``.double()`` 之后，float64 的 x 得到 float64 的输出。
+    In eval mode there is no dropout. After ``.double()``, a float64 x gives a
+    float64 output.
 
     例子 / Example::
 

@@ -106,8 +106,6 @@ def test_float64(sub, ref):
         sub.module("Head", init=init, state=state, inputs=[x], dtype=torch.float64).outs[0],
         ref.module("Head", init=init, state=state, inputs=[x], dtype=torch.float64).outs[0],
         what=t("整个 Head 转成 float64（module.double()）", "the whole Head in float64 (module.double())"),
-        atol=1e-10,
-        rtol=1e-8,
     )
 
 

@@ -80,8 +80,6 @@ def test_block_float64(sub, ref):
         sub.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, dtype=torch.float64).outs[0],
         ref.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, dtype=torch.float64).outs[0],
         what=t("整个 Block 转成 float64", "the whole Block in float64"),
-        atol=1e-10,
-        rtol=1e-8,
     )
 
 

@@ -55,7 +55,7 @@ def test_worked_example(sub, ref):
     )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_equal_scores_average(sub, ref):
     """分数相同时就是平均；分数高的位置权重大 / equal scores give the plain average; a higher score pulls harder"""
     values = randn(3, 4, 2, seed=9)
@@ -78,7 +78,7 @@ def test_equal_scores_average(sub, ref):
     )
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_batched_random(sub, ref):
     """一批随机输入 / a batch of random inputs"""
     scores = randn(4, 5, seed=1)  # (B, T)
@@ -96,3 +96,26 @@ def test_batched_random(sub, ref):
             (by_sum(scores, values), BY_SUM),
         ],
     )
+
+
+@pytest.mark.points(1)
+def test_keeps_the_dtype(sub, ref):
+    """float64 进，float64 出 / the dtype is kept: float64 in, float64 out"""
+    scores, values = randn(2, 5, seed=201, dtype=torch.float64), randn(2, 5, 3, seed=202, dtype=torch.float64)
+    expect_close(
+        sub.weighted_sum(scores, values),
+        ref.weighted_sum(scores, values),
+        what=t("float64 的 scores (2, 5) 和 values (2, 5, 3)：结果也是 float64", "float64 scores (2, 5) and values (2, 5, 3): the result is float64 too"),
+    )
+
+
+@pytest.mark.points(1)
+def test_batch_dims_none_or_two(sub, ref):
+    """没有批维度，或有两个批维度 / no batch dim, or two of them"""
+    for shape, seed in (((6,), 203), ((3, 2, 4), 205)):
+        scores, values = randn(*shape, seed=seed), randn(*shape, 2, seed=seed + 1)
+        expect_close(
+            sub.weighted_sum(scores, values),
+            ref.weighted_sum(scores, values),
+            what=t(f"scores {shape}、values {shape + (2,)}", f"scores {shape} and values {shape + (2,)}"),
+        )

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, pick, randn, t
+from grader.checking import SubmissionFault, expect, expect_close, fmt, pick, randn, t
 
 
 def matrix_diagnoses(want: torch.Tensor) -> list:
@@ -23,7 +23,8 @@ def test_matrix_values(sub, ref):
     # A teacher's grading never asks for a T this file asks for in the student's own run (4, 7).
     T = pick(1, 4, 5, 6, 9, 10, 12)
     want = ref.averaging_matrix(T)
-    expect_close(sub.averaging_matrix(T), want, what=t(f"averaging_matrix({T})", f"averaging_matrix({T})"), diagnoses=lambda: matrix_diagnoses(want))
+    # Any float dtype will do (the docstring says so): the values are compared, not the dtype.
+    expect_close(sub.averaging_matrix(T), want, what=t(f"averaging_matrix({T})", f"averaging_matrix({T})"), diagnoses=lambda: matrix_diagnoses(want), check_dtype=False)
 
 
 @pytest.mark.points(1)
@@ -48,10 +49,10 @@ def test_rows_sum_to_one_no_future(sub, ref):
         diagnosed=True,
     )
     want = ref.averaging_matrix(T)
-    expect_close(w, want, what=t(f"averaging_matrix({T}) 的数值", f"the values of averaging_matrix({T})"), diagnoses=lambda: matrix_diagnoses(want))
+    expect_close(w, want, what=t(f"averaging_matrix({T}) 的数值", f"the values of averaging_matrix({T})"), diagnoses=lambda: matrix_diagnoses(want), check_dtype=False)
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_average_past_random(sub, ref):
     """对随机输入求前文平均 / averaging the past of a random batch"""
     x = randn(2, 5, 3, seed=11)  # B, T, C all differ
@@ -64,4 +65,31 @@ def test_average_past_random(sub, ref):
             (x.mean(1, keepdim=True).expand_as(x), t("你对所有位置取了平均，包括未来的位置。", "You averaged over all positions, the future included.")),
             (future, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x.")),
         ],
+    )
+
+
+@pytest.mark.points(1)
+def test_average_past_keeps_the_dtype(sub, ref):
+    """average_past：float64 进，float64 出 / average_past keeps the dtype: float64 in, float64 out"""
+    x = randn(2, 4, 3, seed=211, dtype=torch.float64)
+    try:
+        got = sub.average_past(x)
+    except SubmissionFault as exc:
+        # averaging_matrix(T) @ x with a float32 matrix and a float64 x: torch refuses to mix them.
+        if "Double" in exc.fault.detail or "Double" in exc.fault.message.en:
+            exc.fault.detail += "\n" + str(
+                t(
+                    "矩阵和 x 的 dtype 不同，不能相乘：先把矩阵换成 x 的 dtype，averaging_matrix(T).to(x.dtype) @ x。",
+                    "The matrix and x have different dtypes and cannot be multiplied: bring the matrix to x's dtype first, averaging_matrix(T).to(x.dtype) @ x.",
+                )
+            )
+        raise
+    # Values to float32's precision: a float32 matrix brought to float64 and an
+    # exact float64 one are both right; what is checked is the dtype.
+    expect_close(
+        got,
+        ref.average_past(x),
+        what=t("float64 的 x (2, 4, 3)：结果也是 float64", "float64 x of shape (2, 4, 3): the result is float64 too"),
+        atol=1e-6,
+        rtol=1e-6,
     )

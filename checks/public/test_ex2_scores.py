@@ -27,7 +27,7 @@ def test_small_example(sub, ref):
     )
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(3)
 def test_random_batch(sub, ref):
     """随机的一批查询和键 / a random batch of queries and keys"""
     q, k = randn(2, 5, 3, seed=21), randn(2, 5, 3, seed=22)  # B, T, hs all differ
@@ -38,3 +38,10 @@ def test_random_batch(sub, ref):
         what=t("q、k 的形状都是 (B, T, hs) = (2, 5, 3)", "q and k of shape (B, T, hs) = (2, 5, 3)"),
         diagnoses=lambda: diagnoses(q, k, want),
     )
+
+
+@pytest.mark.points(1)
+def test_keeps_the_dtype(sub, ref):
+    """float64 进，float64 出 / the dtype is kept: float64 in, float64 out"""
+    q, k = randn(2, 4, 3, seed=221, dtype=torch.float64), randn(2, 4, 3, seed=222, dtype=torch.float64)
+    expect_close(sub.attention_scores(q, k), ref.attention_scores(q, k), what=t("float64 的 q、k (2, 4, 3)：结果也是 float64", "float64 q and k of shape (2, 4, 3): the result is float64 too"))

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect_close, pick, randn, t
+from grader.checking import expect, expect_close, fmt, pick, randn, t
 
 
 def diagnoses(scores, head_size):
@@ -25,7 +25,7 @@ def test_example(sub, ref):
     )
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(2)
 def test_uses_head_size_not_shape(sub, ref):
     """用的是 head_size 参数，不是张量的某一维 / scales by head_size, not by a size of the tensor"""
     scores = randn(2, 5, 5, seed=31)
@@ -36,3 +36,26 @@ def test_uses_head_size_not_shape(sub, ref):
         what=t(f"scores 形状 (2, 5, 5)，head_size = {head_size}", f"scores of shape (2, 5, 5) with head_size = {head_size}"),
         diagnoses=lambda: diagnoses(scores, head_size),
     )
+
+
+@pytest.mark.points(1)
+def test_keeps_the_dtype(sub, ref):
+    """float64 进，float64 出 / the dtype is kept: float64 in, float64 out"""
+    scores = randn(3, 4, 4, seed=231, dtype=torch.float64)
+    expect_close(sub.scale_scores(scores, 16), ref.scale_scores(scores, 16), what=t("float64 的 scores，head_size = 16：结果也是 float64", "float64 scores with head_size = 16: the result is float64 too"))
+
+
+@pytest.mark.points(1)
+def test_leaves_the_scores_alone(sub, ref):
+    """传进来的 scores 保持不变 / the scores passed in stay as they are"""
+    scores = randn(2, 4, 4, seed=232)
+    got, (after, _) = sub.call_keeping_args("scale_scores", scores, 16)
+    expect(
+        torch.equal(after, scores),
+        t("调用 scale_scores(scores, 16) 之后，传进去的 scores", "the scores passed in, after scale_scores(scores, 16) returns"),
+        fmt(after[0]),
+        fmt(scores[0]),
+        t("传进去的张量被改动了：不要原地修改（scores *= ...、mul_），返回一个新张量。", "The tensor passed in was changed: do not modify in place (scores *= ..., mul_); return a new tensor."),
+        diagnosed=True,
+    )
+    expect_close(got, ref.scale_scores(scores, 16), what=t("scale_scores(scores, 16)", "scale_scores(scores, 16)"))

@@ -41,7 +41,7 @@ def test_mask_of_ones(sub, ref):
     )
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_weights_rows_and_future(sub, ref):
     """权重每行和为 1，未来位置恰好为 0 / weights: rows sum to 1, exactly zero on the future"""
     scores = randn(2, 5, 5, seed=41)
@@ -59,7 +59,7 @@ def test_weights_rows_and_future(sub, ref):
     )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_weights_any_batch_dims(sub, ref):
     """没有批维度，或有两个批维度 / no batch dim, or two of them"""
     T = pick(42, 4, 5, 6, 7)
@@ -72,3 +72,34 @@ def test_weights_any_batch_dims(sub, ref):
             what=t(f"causal_weights(scores)，scores 形状 {shape}", f"causal_weights(scores) with scores of shape {shape}"),
             diagnoses=lambda: weight_diagnoses(scores, want),
         )
+
+
+@pytest.mark.points(1)
+def test_keeps_the_dtype(sub, ref):
+    """float64 进，float64 出 / the dtype is kept: float64 in, float64 out"""
+    scores = randn(2, 4, 4, seed=241, dtype=torch.float64)
+    for name in ("causal_mask", "causal_weights"):
+        expect_close(
+            getattr(sub, name)(scores),
+            getattr(ref, name)(scores),
+            what=t(f"{name}(scores)，float64 的 scores (2, 4, 4)：结果也是 float64", f"{name}(scores) with float64 scores of shape (2, 4, 4): the result is float64 too"),
+        )
+
+
+@pytest.mark.points(1)
+def test_weights_leave_the_scores_alone(sub, ref):
+    """causal_weights 不改动传进来的 scores / causal_weights leaves the scores passed in as they are"""
+    scores = randn(2, 5, 5, seed=242)
+    got, (after,) = sub.call_keeping_args("causal_weights", scores)
+    expect(
+        torch.equal(after, scores),
+        t("调用 causal_weights 之后，传进去的 scores", "the scores passed in, after causal_weights returns"),
+        fmt(after[0]),
+        fmt(scores[0]),
+        t(
+            "传进去的分数被改动了（未来的格子成了 -inf）：不要原地修改（scores[...] = ...、masked_fill_），用 masked_fill 或 causal_mask 得到一个新张量。",
+            "The scores passed in were changed (the future became -inf): do not modify them in place (scores[...] = ..., masked_fill_); make a new tensor with masked_fill or causal_mask.",
+        ),
+        diagnosed=True,
+    )
+    expect_close(got, ref.causal_weights(scores), what=t("causal_weights(scores)，scores 形状 (2, 5, 5)", "causal_weights(scores) with scores of shape (2, 5, 5)"))

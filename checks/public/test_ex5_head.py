@@ -23,7 +23,7 @@ def scaled_query(state, factor):
     return dict(state, **{"query.weight": state["query.weight"] * factor})
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_output_matches(sub, ref):
     """输出与参考一致 / the output matches the reference"""
     state, x = head_state(seed=51), randn(2, 5, N_EMBD, seed=52)
@@ -93,4 +93,15 @@ def test_gradients_reach_every_parameter(sub, ref):
         sub.module("Head", init=INIT, state=state, inputs=[x], backward=True),
         ref.module("Head", init=INIT, state=state, inputs=[x], backward=True),
         what=t("对 key、query、value 的梯度", "the gradients of key, query and value"),
+    )
+
+
+@pytest.mark.points(1)
+def test_keeps_the_dtype(sub, ref):
+    """head.double() 之后 float64 进，float64 出 / after head.double(): float64 in, float64 out"""
+    state, x = _head_state(N_EMBD, HS, seed=251, dtype=torch.float64), randn(2, 6, N_EMBD, seed=252, dtype=torch.float64)
+    expect_close(
+        sub.module("Head", init=INIT, state=state, inputs=[x], dtype=torch.float64).outs[0],
+        ref.module("Head", init=INIT, state=state, inputs=[x], dtype=torch.float64).outs[0],
+        what=t(f"Head({N_EMBD}, {HS}, {BLOCK}).double()，float64 的 x (2, 6, {N_EMBD})：输出也是 float64", f"Head({N_EMBD}, {HS}, {BLOCK}).double() on a float64 x of shape (2, 6, {N_EMBD}): the output is float64 too"),
     )

@@ -10,6 +10,7 @@ code passes them: those must be the contract's. Modules are built as a model
 builds them, with positional arguments in the contract's order.
 """
 import pytest
+import torch
 
 from grader.checking import expect_close, expect_parts, randn, t
 from grader.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
@@ -50,7 +51,7 @@ def test_multi_head_attention(sub, ref):
     expect_close(got.outs[0], want.outs[0], what=what)
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_block_pre_norm_residuals(sub, ref):
     """GPT 块：前置层归一化与残差 / the GPT block: pre-norm and residuals"""
     state, x = block_state(N_EMBD, seed=75), randn(2, 5, N_EMBD, seed=76)
@@ -73,3 +74,23 @@ def test_block_short_sequence(sub, ref):
     want = ref.module("Block", init=INIT, state=state, inputs=[x], standins=BLOCK_STANDINS)
     expect_parts(got, want, what)
     expect_close(got.outs[0], want.outs[0], what=what, diagnoses=lambda: block_diagnoses(state, x))
+
+
+@pytest.mark.points(1)
+def test_keeps_the_dtype(sub, ref):
+    """.double() 之后 float64 进，float64 出 / after .double(): float64 in, float64 out"""
+    x = randn(2, 4, N_EMBD, seed=261, dtype=torch.float64)
+    parts = (
+        ("FeedForward", [N_EMBD], ffwd_state(N_EMBD, seed=262), None),
+        ("MultiHeadAttention", INIT, mha_state(N_EMBD, N_HEAD, seed=263), MHA_STANDINS),
+        ("Block", INIT, block_state(N_EMBD, seed=264, dtype=torch.float64), BLOCK_STANDINS),
+    )
+    for cls, init, state, standins in parts:
+        state = {name: value.double() for name, value in state.items()}
+        extra = {"standins": standins} if standins else {}
+        what = t(f"{cls}.double()，float64 的 x (2, 4, {N_EMBD})：输出也是 float64", f"{cls}.double() on a float64 x of shape (2, 4, {N_EMBD}): the output is float64 too")
+        expect_close(
+            sub.module(cls, init=init, state=state, inputs=[x], dtype=torch.float64, **extra).outs[0],
+            ref.module(cls, init=init, state=state, inputs=[x], dtype=torch.float64, **extra).outs[0],
+            what=what,
+        )

@@ -1,4 +1,4 @@
-"""ex1 mistake: the matrix is built in float64 (the contract is float32); the values are right."""
+"""ex1 alternative: a float64 matrix made by dividing by a column of counts; average_past multiplies by it after type_as(x)."""
 import torch
 
 
@@ -7,6 +7,9 @@ def averaging_matrix(T: int) -> torch.Tensor:
     Return a (T, T) float matrix whose row i holds 1/(i+1) in columns 0..i and
     0 after them.
 
+    任何浮点类型都可以（float32 或 float64）；T 可以是 1。
+    Any float dtype will do (float32 or float64); T may be 1.
+
     例子 / Example::
 
         >>> averaging_matrix(3)
@@ -14,8 +17,8 @@ def averaging_matrix(T: int) -> torch.Tensor:
                 [0.5000, 0.5000, 0.0000],
                 [0.3333, 0.3333, 0.3333]])
     """
-    tril = torch.tril(torch.ones(T, T, dtype=torch.float64))  # (T, T), float64
-    return tril / tril.sum(dim=1, keepdim=True)  # (T, T), each row now adds up to 1
+    counts = torch.arange(1, T + 1, dtype=torch.float64)  # (T,): row i averages i + 1 positions
+    return torch.tril(torch.ones(T, T, dtype=torch.float64)) / counts[:, None]  # (T, T)
 
 
 def average_past(x: torch.Tensor) -> torch.Tensor:
@@ -28,12 +31,15 @@ def average_past(x: torch.Tensor) -> torch.Tensor:
         x       (B, T, C)
         返回 / returns (B, T, C)
 
+    T 可以是任意正整数，1 也行。返回值的 dtype 与 x 相同：float64 进，float64 出
+    （矩阵要换成 x 的 dtype 再乘）。
+    T may be any size, 1 included. The result has x's dtype: float64 in,
+    float64 out (bring the matrix to x's dtype before the product).
+
     例子 / Example::
 
         >>> x = torch.tensor([[[2.0], [4.0], [9.0]]])  # B=1, T=3, C=1
         >>> average_past(x).flatten()
         tensor([2., 3., 5.])
     """
-    T = x.shape[-2]
-    wei = averaging_matrix(T).to(x.dtype)  # (T, T)
-    return wei @ x  # (T, T) @ (B, T, C) -> (B, T, C)
+    return torch.matmul(averaging_matrix(x.shape[-2]).type_as(x), x)  # (B, T, C)
