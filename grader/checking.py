@@ -12,7 +12,7 @@ import torch
 
 from grader.text import Text, t
 
-__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "expect_tokens", "fmt", "randn", "randint", "pick"]
+__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "expect_tokens", "expect_draws", "FALSE_ALARM", "fmt", "randn", "randint", "pick"]
 
 
 class CheckFailed(AssertionError):
@@ -219,6 +219,143 @@ def expect_tokens(got: torch.Tensor, want: torch.Tensor, what: Text, diagnoses=(
 def _rows(x: torch.Tensor, max_rows: int = 4) -> str:
     rows = [str(row) for row in x[:max_rows].tolist()]
     return "\n".join(rows + (["..."] if x.shape[0] > max_rows else []))
+
+
+# --- draws ------------------------------------------------------------------
+#
+# A sampler is judged by what it draws, never by which random numbers it uses:
+# many rows each draw a token, and each token's count is compared with what
+# the model's probabilities allow.
+
+# The most a check of draws may fail a right sampler: once in a million.
+FALSE_ALARM = 1e-6
+
+
+def _kl(a: float, p: float) -> float:
+    """KL(Bernoulli(a) || Bernoulli(p)), for 0 < p < 1."""
+    out = 0.0
+    if a > 0:
+        out += a * math.log(a / p)
+    if a < 1:
+        out += (1 - a) * math.log((1 - a) / (1 - p))
+    return out
+
+
+def count_bounds(n: int, p: float, beta: float) -> tuple[int, int]:
+    """(lo, hi) for the count X ~ Binomial(n, p) of one token in n draws:
+    P(X <= lo) <= beta and P(X >= hi) <= beta.
+
+    Chernoff's bound, which holds for every n (no approximation):
+    P(X >= k) <= exp(-n KL(k/n || p)) for k >= np, and P(X <= k) <=
+    exp(-n KL(k/n || p)) for k <= np. hi is the smallest k >= np, and lo the
+    largest k <= np, whose bound is at most beta (lo = -1, hi = n + 1 where
+    none is). A token of probability 0 may not be drawn at all (hi = 1)."""
+    if p <= 0:
+        return -1, 1
+    if p >= 1:
+        return n - 1, n + 1
+    log_beta = math.log(beta)
+
+    def far(k: int) -> bool:
+        return -n * _kl(k / n, p) <= log_beta
+
+    # The bound falls as k moves away from np: bisect on each side.
+    a, b = math.ceil(n * p), n + 1  # far(b) by convention
+    while a < b:
+        mid = (a + b) // 2
+        a, b = (a, mid) if far(mid) else (mid + 1, b)
+    hi = a
+    a, b = -1, math.floor(n * p)  # far(a) by convention
+    while a < b:
+        mid = (a + b + 1) // 2
+        a, b = (mid, b) if far(mid) else (a, mid - 1)
+    return a, hi
+
+
+def _groups(probs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows of ``probs`` (N, V) that hold the same distribution (to 1e-9):
+    (the distributions (G, V), the group of each row (N,))."""
+    keys = (probs.to(torch.float64) * 1e9).round()
+    _, group = torch.unique(keys, dim=0, return_inverse=True)
+    first = [int((group == g).nonzero()[0]) for g in range(int(group.max()) + 1)]
+    return probs[first].to(torch.float64), group
+
+
+def draw_violations(tokens: torch.Tensor, probs: torch.Tensor, false_alarm: float = FALSE_ALARM, first_only: bool = False) -> list[dict]:
+    """The counts that a sampler drawing from ``probs`` would give with
+    probability below ``false_alarm`` in all (an empty list: the draws pass).
+
+    ``tokens`` (N, S): row i's draw at step s, token ids in [0, V);
+    ``probs`` (N, S, V): the distribution it should follow, given the row's
+    history (the draws of earlier steps included). At each step the rows are
+    grouped by their distribution; each group's count of each token is checked
+    against ``count_bounds``, both ways, with ``false_alarm`` shared out
+    evenly: false_alarm / S per step, and of that an equal part to each of the
+    2 * V bounds of each group.
+
+    Why the false alarm rate is at most ``false_alarm``: given everything
+    drawn before step s, the rows of one group draw independently from one
+    distribution p, so a token's count is Binomial(n, p_v) and breaks each of
+    its two bounds with probability at most its share (Chernoff). A union
+    bound over the bounds of step s gives false_alarm / S, whatever the earlier
+    steps drew, and one over the S steps gives false_alarm. No approximation
+    enters: the bound holds for any n and p. ``first_only``: stop at the
+    first count outside its bounds."""
+    out = []
+    steps, vocab = probs.shape[1], probs.shape[2]
+    for s in range(steps):
+        dists, group = _groups(probs[:, s])
+        beta = false_alarm / steps / (2 * vocab * len(dists))
+        for g, p in enumerate(dists):
+            drawn = tokens[group == g, s]
+            n = len(drawn)
+            counts = torch.bincount(drawn, minlength=vocab)
+            for v in range(vocab):
+                lo, hi = count_bounds(n, float(p[v]), beta)
+                k = int(counts[v])
+                if k <= lo or k >= hi:
+                    out.append({"step": s, "p": p, "counts": counts, "n": n, "token": v, "count": k, "lo": lo, "hi": hi, "rows": int((group == g).nonzero()[0])})
+                    if first_only:
+                        return out
+    return out
+
+
+def expect_draws(tokens: torch.Tensor, probs: torch.Tensor, what: Text, diagnoses=(), false_alarm: float = FALSE_ALARM) -> None:
+    """Fail unless the draws ``tokens`` (N, S) follow ``probs`` (N, S, V)
+    (``draw_violations``: a right sampler fails with probability at most
+    ``false_alarm``). ``diagnoses``, (probs, Text) pairs or a function that
+    returns them: a hint is shown when the draws pass the same test against
+    that mistake's probabilities."""
+    bad = draw_violations(tokens, probs, false_alarm)
+    if not bad:
+        return
+    if callable(diagnoses):
+        diagnoses = diagnoses()
+    hint = None
+    for alt, alt_hint in diagnoses:
+        if not draw_violations(tokens, alt, false_alarm, first_only=True):
+            hint = alt_hint
+            break
+    first = bad[0]
+    n, p, counts = first["n"], first["p"], first["counts"]
+    step = f"第 {first['step'] + 1} 步，" if probs.shape[1] > 1 else ""
+    step_en = f"at step {first['step'] + 1}, " if probs.shape[1] > 1 else ""
+    where = t(f"{step}和第 {first['rows']} 行同样分布的 {n} 行", f"{step_en}the {n} rows that draw from the same distribution as row {first['rows']}")
+    v, k, lo, hi = first["token"], first["count"], first["lo"], first["hi"]
+    difference = t(
+        f"{where.zh}：字 {v} 被抽到 {k} 次（{k / n:.4f}），它的概率是 {float(p[v]):.4f}，正确的抽样抽到它 {lo + 1} 到 {hi - 1} 次"
+        f"（超出的机会小于百万分之一）；共有 {len(bad)} 个计数超出范围",
+        f"{where.en}: token {v} was drawn {k} times ({k / n:.4f}); its probability is {float(p[v]):.4f}, so a right sampler draws it "
+        f"{lo + 1} to {hi - 1} times (it falls outside with probability below one in a million); {len(bad)} counts fall outside",
+    )
+    raise CheckFailed(
+        what,
+        t(f"抽到的频率 {fmt(counts / n, max_cols=8)}", f"frequencies drawn {fmt(counts / n, max_cols=8)}").inline(),
+        t(f"softmax 的概率 {fmt(p, max_cols=8)}", f"softmax probabilities {fmt(p, max_cols=8)}").inline(),
+        hint,
+        diagnosed=hint is not None,
+        difference=difference,
+    )
 
 
 # --- inputs ----------------------------------------------------------------

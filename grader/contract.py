@@ -4,6 +4,8 @@ Checks load these (random, reproducible) values into both the reference and
 the submission, so that the two compute with the same weights; names and
 shapes are the contract from the exercises' docstrings.
 """
+import math
+
 import torch
 
 from grader.checking import random_state
@@ -209,3 +211,149 @@ def generate_by_hand(state: dict, idx: torch.Tensor, max_new_tokens: int, draw_s
             step = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
         idx = torch.cat((idx, step), dim=1)  # (B, T + 1)
     return idx
+
+
+# --- ex7: judging generate by what it draws ------------------------------------
+
+# The probabilities after every token: proportional to RATIO ** rank, ranks
+# 0..V-1 (0.40, 0.24, 0.15, 0.09, 0.05, ... for V = 9 or 11): not uniform, four
+# likely tokens and a tail that a top-k or top-p cut would drop.
+SAMPLING_RATIO = 0.6
+
+
+def sampling_logits(vocab_size: int, seed: int) -> torch.Tensor:
+    """(V, V) float64: row t, the logits after token t. Every row holds the
+    same probabilities (``SAMPLING_RATIO``), their ranks rotated by a
+    different amount for each t (drawn with ``seed``), so the next token's
+    distribution depends on the last token: drawing from another position
+    draws from another distribution. Shifted so that the smallest logit is 1:
+    every logit is positive, so that drawing in proportion to the logits
+    themselves (no softmax) runs, and is seen to be wrong."""
+    from grader.checking import randn
+
+    rank = torch.arange(vocab_size, dtype=torch.float64)
+    base = rank * math.log(SAMPLING_RATIO)  # log-probabilities, up to a constant
+    base = base - base.min() + 1
+    shifts = randn(vocab_size, seed=seed).argsort()  # a permutation: every row another rotation
+    return torch.stack([base.roll(int(s)) for s in shifts])
+
+
+def sampling_state(vocab_size: int, n_embd: int, n_layer: int, block_size: int, logits: torch.Tensor) -> dict:
+    """A GPT whose logits after the token t are ``logits[t]`` (a (V, V)
+    table), whatever came before t and wherever t stands: ``successor_state``
+    without position embeddings (the blocks pass x through, token t's vector
+    after ln_f is the same wherever it is), with lm_head solved so that it maps
+    t's vector after ln_f to ``logits[t]``. n_embd > vocab_size (the centred
+    unit vectors are then independent)."""
+    state = successor_state(vocab_size, n_embd, n_layer, block_size, list(range(vocab_size)))
+    units = torch.eye(vocab_size, n_embd, dtype=torch.float64)
+    after_ln = torch.nn.functional.layer_norm(units, (n_embd,))  # (V, C): what ln_f makes of each token's vector
+    head = torch.linalg.lstsq(after_ln, logits.to(torch.float64)).solution.T  # (V, C): after_ln @ head.T = logits
+    state["lm_head.weight"] = head.to(torch.float32).contiguous()
+    return state
+
+
+def sampling_contexts(vocab_size: int, T: int, n_contexts: int, rows_each: int, seed: int) -> torch.Tensor:
+    """idx (n_contexts * rows_each, T): ``n_contexts`` random contexts, each
+    repeated on ``rows_each`` rows in a random order, each ending in another
+    token, and each beginning with a token other than its last."""
+    from grader.checking import randint, randn
+
+    lasts = randn(vocab_size, seed=seed).argsort()[:n_contexts]
+    contexts = randint(vocab_size, n_contexts, T, seed=seed + 1)
+    contexts[:, -1] = lasts
+    same = contexts[:, 0] == lasts
+    contexts[same, 0] = (lasts[same] + 1) % vocab_size
+    order = randn(n_contexts * rows_each, seed=seed + 2).argsort() % n_contexts
+    return contexts[order]
+
+
+def generate_logits(state: dict, tokens: torch.Tensor, T: int, position: int = -1) -> torch.Tensor:
+    """(B, S, V) float64: the logits each new token of ``tokens`` (B, T + S)
+    is drawn from, given what came before it in its row (the row's own
+    earlier draws included), as the stub's generate computes them: those of
+    the last position over the last block_size tokens (``position`` 0: of
+    the first, for a diagnosis). Each distinct window is computed once."""
+    block_size = state["position_embedding_table.weight"].shape[0]
+    out = []
+    for s in range(tokens.shape[1] - T):
+        windows, which = torch.unique(tokens[:, : T + s][:, -block_size:], dim=0, return_inverse=True)
+        out.append(gpt_by_hand(state, windows)[:, position, :].to(torch.float64)[which])
+    return torch.stack(out, dim=1)
+
+
+def generate_probs(state: dict, tokens: torch.Tensor, T: int, position: int = -1) -> torch.Tensor:
+    """(B, S, V) float64: the softmax of ``generate_logits``, the distribution each new token follows."""
+    return torch.softmax(generate_logits(state, tokens, T, position), dim=-1)
+
+
+def sampling_diagnoses(state: dict, tokens: torch.Tensor, T: int) -> list:
+    """What the draws of ``tokens`` (B, T + S) would follow under the usual
+    mistakes, with what to say: (probs (B, S, V), Text) for ``expect_draws``."""
+    from grader.checking import t
+
+    probs = generate_probs(state, tokens, T)
+    logits = generate_logits(state, tokens, T)
+    ranked = probs.argsort(dim=-1, descending=True)
+    out = []
+    for k in range(1, probs.shape[-1]):
+        kept = torch.zeros_like(probs).scatter_(-1, ranked[..., :k], probs.gather(-1, ranked[..., :k]))
+        kept = kept / kept.sum(-1, keepdim=True)
+        if k == 1:
+            hint = t(
+                "每次都取了概率最大的字：要按 softmax 的概率抽样，比如 torch.multinomial(probs, num_samples=1)。",
+                "It always takes the most likely token: draw from the softmax's probabilities, with torch.multinomial(probs, num_samples=1) for example.",
+            )
+        else:
+            hint = t(
+                f"只抽到了最可能的 {k} 个字：抽样前把其余的字去掉了（top-k 或 top-p）。要从整个 softmax 里抽，每个字都有机会。",
+                f"Only the {k} most likely tokens are ever drawn: the others were cut off before drawing (top-k or top-p). Draw from the whole softmax: every token has its chance.",
+            )
+        out.append((kept, hint))
+    out.insert(1, (generate_probs(state, tokens, T, position=0), t(
+        "抽样用的是第一个位置的 logits：下一个字要看最后一个位置，logits[:, -1, :]。",
+        "This samples from the first position's logits: the next token comes from the last position, logits[:, -1, :].",
+    )))
+    if bool((logits >= 0).all()):
+        out.insert(2, (logits / logits.sum(-1, keepdim=True), t(
+            "抽样的概率和 logits 本身成正比：logits 不是概率，要先做 softmax。",
+            "The tokens are drawn in proportion to the logits themselves: logits are no probabilities, take the softmax first.",
+        )))
+    # A temperature: the scale of the logits that explains the draws best
+    # (the most likely), found on each distinct row of logits with its counts.
+    new = tokens[:, T:]
+    rows, which = torch.unique(logits.reshape(-1, logits.shape[-1]), dim=0, return_inverse=True)
+    counts = torch.zeros_like(rows).index_put_((which, new.reshape(-1)), torch.ones(which.shape, dtype=rows.dtype), accumulate=True)
+    scales = torch.exp(torch.linspace(math.log(0.2), math.log(5.0), 241, dtype=torch.float64))
+    fit = (torch.log_softmax(scales[:, None, None] * rows, dim=-1) * counts).sum(dim=(1, 2))  # (241,)
+    best = float(scales[int(fit.argmax())])
+    out.append((torch.softmax(logits * best, dim=-1), t(
+        f"抽到的频率像是 softmax(logits / {1 / best:.2g})：多了一个温度。要从 softmax(logits) 本身抽样，不要除以任何数。",
+        f"The draws look like softmax(logits / {1 / best:.2g}): a temperature crept in. Draw from softmax(logits) itself, divided by nothing.",
+    )))
+    return out
+
+
+def expect_sampling(endpoint, init: list, state: dict, idx: torch.Tensor, max_new_tokens: int, draw_seed: int, what) -> None:
+    """Ask ``endpoint`` for generate(idx, max_new_tokens) with the global
+    generator seeded by ``draw_seed`` (repeatable), and judge it by what it
+    draws: the new tokens must follow the model's softmax (``expect_draws``,
+    whose false alarm rate is at most ``checking.FALSE_ALARM``)."""
+    from grader.checking import CheckFailed, expect_draws, t
+
+    got = endpoint.module("GPT", init=init, state=state, inputs=[[idx, max_new_tokens]], standins=GPT_STANDINS, method="generate", seed=draw_seed).outs[0]
+    T = idx.shape[1]
+    vocab_size = state["lm_head.weight"].shape[0]
+    shape = (idx.shape[0], T + max_new_tokens)
+    if tuple(got.shape) != shape:
+        raise CheckFailed(what, f"shape {tuple(got.shape)}", f"shape {shape}", difference=t("形状不对：前 T 列是 idx，后面接 max_new_tokens 个新字", "the shape differs: the first T columns are idx, then max_new_tokens new tokens"))
+    if got.dtype != torch.long:
+        raise CheckFailed(what, f"dtype {got.dtype}", "dtype torch.int64", difference=t(f"类型是 {got.dtype}，字的编号要是 torch.long", f"the dtype is {got.dtype}: token ids are torch.long"))
+    if not torch.equal(got[:, :T], idx):
+        rows = int((got[:, :T] != idx).any(-1).sum())
+        raise CheckFailed(what, t(f"前 {T} 列有 {rows} 行和 idx 不同", f"the first {T} columns differ from idx in {rows} rows").inline(), t(f"前 {T} 列就是 idx", f"the first {T} columns are idx").inline(), difference=t("generate 要把新字接在 idx 后面，idx 本身不变", "generate appends the new tokens to idx and leaves idx itself as it is"))
+    outside = (got < 0) | (got >= vocab_size)
+    if bool(outside.any()):
+        bad = int(got[outside][0])
+        raise CheckFailed(what, t(f"字 {bad}", f"token {bad}").inline(), f"0 .. {vocab_size - 1}", difference=t(f"{int(outside.sum())} 个字的编号不在 0 到 {vocab_size - 1} 之间", f"{int(outside.sum())} token ids are outside 0 .. {vocab_size - 1}"))
+    expect_draws(got[:, T:], generate_probs(state, got, T), what, diagnoses=lambda: sampling_diagnoses(state, got, T))

@@ -86,15 +86,16 @@ class GPT(nn.Module):
         idx (B, T) long -> (B, T + max_new_tokens)，前 T 列就是 idx / the first T
         columns are idx. T 可以比 block_size 长 / T may exceed block_size.
 
-        每一步：裁到最后 block_size 个字，取最后一个位置的 logits，softmax，用
-        ``torch.multinomial`` 抽一个字，接在后面。每一步对整批只调用一次
-        ``torch.multinomial(probs, num_samples=1)``（probs 形状 (B, V)）：评分程序
-        用同样的随机数重放，比较抽出来的字。
+        每一步：裁到最后 block_size 个字，取最后一个位置的 logits，softmax，按这些
+        概率抽一个字（比如用 ``torch.multinomial``），接在后面。评分程序让很多行
+        各抽一个字，数每个字被抽到的次数，和 softmax 的概率比：怎么抽都行，只要
+        每个字被抽到的概率就是 softmax 给它的概率（不加温度，不做 top-k、top-p）。
         Each step: crop to the last block_size tokens, take the last position's
-        logits, softmax, draw one token with ``torch.multinomial``, append it.
-        Call ``torch.multinomial(probs, num_samples=1)`` once per step for the
-        whole batch (probs of shape (B, V)): the grader replays the same random
-        numbers and compares the tokens drawn.
+        logits, softmax, draw one token with those probabilities (with
+        ``torch.multinomial``, for example), append it. The grader has many rows
+        draw a token each and compares how often each token comes out with the
+        softmax: any way of drawing passes as long as each token is drawn with
+        the probability the softmax gives it (no temperature, top-k or top-p).
         """
         # BEGIN SOLUTION
         for _ in range(max_new_tokens):

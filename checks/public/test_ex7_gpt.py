@@ -8,15 +8,19 @@ those must be the contract's, ``Block(n_embd, n_head, block_size, dropout)``.
 The GPT is built as a model builds it, with positional arguments in the
 contract's order: ``GPT(vocab_size, n_embd, n_head, n_layer, block_size)``.
 
-generate is checked here on models whose next token is certain (each softmax
-is one-hot), so any way of drawing from it writes the same text.
+generate's cropping and its use of the last position are checked on models
+whose next token is certain (each softmax is one-hot), so any way of drawing
+writes the same text there. How it draws is judged by what it draws: many rows
+draw a token each from a known, uneven softmax, and each token's count must be
+what that softmax allows (grader.checking.expect_draws: a right sampler, any
+right sampler, fails it with probability below one in a million).
 """
 import pytest
 import torch
 import torch.nn.functional as F
 
 from grader.checking import expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
-from grader.contract import GPT_STANDINS, bias_only_state, cycle, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, successor_state
+from grader.contract import GPT_STANDINS, bias_only_state, cycle, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 11, 12, 3, 2, 8
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -106,7 +110,7 @@ def test_worked_example_counting(sub, ref):
     expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, 6))
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_generate_continues_from_the_last_position(sub, ref):
     """generate 接着最后一个位置往下写，超过 block_size 时裁剪 / generate continues from the last position, cropping beyond block_size"""
     T, new = pick(108, 4, 3, 5, 6), pick(109, 7, 6, 8, 9)
@@ -120,3 +124,30 @@ def test_generate_continues_from_the_last_position(sub, ref):
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, new))
+
+
+@pytest.mark.points(1)
+def test_generate_draws_from_the_softmax(sub, ref):
+    """generate 按最后一个位置的 softmax 抽字 / generate draws from the last position's softmax
+
+    A model whose next token after t has known probabilities, proportional to
+    0.6 ** rank (0.40, 0.24, 0.15, 0.09, 0.05, ...), ranked differently after
+    each token. 8000 rows, two contexts of 4000 rows each, draw one token in a
+    single call, with the global generator seeded (a grading run repeats
+    itself). Each token's count in each context must lie within Chernoff
+    bounds that a right sampler breaks with probability at most 1e-6 in all
+    (grader.checking.draw_violations says why): multinomial, Categorical,
+    Gumbel-max or an inverse CDF all pass. A temperature of 0.7 or 1.5, top-k,
+    top-p, argmax, the logits without softmax or the first position's logits
+    pass with probability below 1e-12 (tests/test_sampling_check.py computes
+    it)."""
+    T = pick(113, 3, 2, 4, 5)
+    rows_each, new = 4000, 1
+    state = sampling_state(V, N_EMBD, N_LAYER, BLOCK, sampling_logits(V, seed=114))
+    idx = sampling_contexts(V, T, 2, rows_each, seed=115)
+    draw_seed = int(randint(1 << 20, 1, seed=118))
+    what = t(
+        f"generate(idx, {new})，idx 形状 ({2 * rows_each}, {T})：两种上文各 {rows_each} 行；一个 {GPT_NAME}，字 t 后面每个字的概率已知（按 0.6 的幂，最大的 0.40），数每个新字被抽到几次",
+        f"generate(idx, {new}), idx of shape ({2 * rows_each}, {T}): two contexts, {rows_each} rows each, with a {GPT_NAME} whose probabilities of each next token after t are known (powers of 0.6, the largest 0.40); counting how often each new token is drawn",
+    )
+    expect_sampling(sub, INIT, state, idx, new, draw_seed, what)
