@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader import ops, protocol, standins
+from grader import earlier, ops, protocol, standins
 from grader.checking import Fault, SubmissionFault, describe_part
 from grader.limits import Limits
 from grader.submission import ExerciseFile
@@ -111,9 +111,7 @@ def _load_reference(exercise_id: str, path: str):
     mod.__file__ = path
     with open(path, encoding="utf-8") as f:
         code = compile(f.read(), path, "exec")
-    # Read here, before any submission code has run in this grader (and
-    # cached): what the children of later exercises get is what was read now.
-    saved = standins.install_siblings(exercise_id, standins.function_sources(exercise_id))
+    saved = standins.install_siblings(exercise_id)  # the classes of earlier exercises; the reference calls no earlier function
     try:
         exec(code, mod.__dict__)
     finally:
@@ -199,10 +197,13 @@ class SubmissionEndpoint(Endpoint):
     dies or times out, as long as the exercise's time budget lasts.
     """
 
-    def __init__(self, file: ExerciseFile, zygotes: Zygotes, limits: Limits, workdir: str, submission, shared_copy: bool = False):
+    def __init__(self, file: ExerciseFile, zygotes: Zygotes, limits: Limits, workdir: str, submission, shared_copy: bool = False, references: dict | None = None):
         """``shared_copy``: children cannot write the folder they import from
-        (see ``Submission.private_copy``)."""
+        (see ``Submission.private_copy``). ``references``: exercise id ->
+        ReferenceEndpoint, where the grader has the solutions: it answers the
+        child's questions about earlier exercises' functions (``earlier``)."""
         self.file, self.zygotes, self.limits = file, zygotes, limits
+        self.references = references
         self.workdir, self.submission, self.shared_copy = workdir, submission, shared_copy
         self.budget_end = None
         self.final_fault: Fault | None = None  # a fault every further request repeats
@@ -291,7 +292,8 @@ class SubmissionEndpoint(Endpoint):
             word = {
                 "op": "import",
                 "private_dir": self.submission.private_copy(self.workdir, self.shared_copy),
-                "standins": standins.function_sources(self.file.exercise_id),  # only the exercises before this one
+                # The grading process answers the earlier exercises' functions (earlier.py).
+                "earlier": self.references is not None,
             }
             try:
                 protocol.send(self.req_w, word)
@@ -300,7 +302,7 @@ class SubmissionEndpoint(Endpoint):
             if not self._heard_the_word():
                 return self._start()
         try:
-            ready = protocol.receive(self.resp_r, self.import_deadline)
+            ready = self._receive(self.import_deadline)
         except protocol.Timeout:
             self._stop()
             self.final_fault = Fault(
@@ -332,6 +334,15 @@ class SubmissionEndpoint(Endpoint):
                 )
             raise SubmissionFault(self.final_fault)
         self.ready = True
+
+    def _receive(self, deadline: float):
+        """The child's next message but its questions about earlier
+        exercises' functions, which are answered here (``earlier.answer``)."""
+        while True:
+            message = protocol.receive(self.resp_r, deadline)
+            if not (isinstance(message, dict) and "earlier" in message and self.references is not None):
+                return message
+            protocol.send(self.req_w, earlier.answer(self.references, self.file.exercise_id, message))
 
     def _heard_the_word(self) -> bool:
         """The child says it got the word before it imports anything. A child
@@ -403,7 +414,7 @@ class SubmissionEndpoint(Endpoint):
         try:
             protocol.send(self.req_w, request)
             while True:
-                response = protocol.receive(self.resp_r, deadline)
+                response = self._receive(deadline)
                 if isinstance(response, dict) and response.get("id") == self.next_id:
                     break
         except (protocol.Closed, BrokenPipeError, OSError):

@@ -435,8 +435,14 @@ class _Round:
         # Where no child can write the copy (the sandbox binds it read-only;
         # the grader's own user does not own it), one copy serves all exercises.
         shared = grader.sandboxed or grader.child_user is not None
-        self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, shared) for ex in self.order}
         self.make_ref = grader._reference_factory(job.record_into)  # before any submission code runs
+        # Earlier exercises' functions are answered from the references where
+        # the grader has them (a teacher's grading), not while recording.
+        references = grader.references if job.record_into is None else None
+        self.endpoints = {
+            ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, shared, references)
+            for ex in self.order
+        }
         # Recorded answers are for the inputs as written: a recording uses no secret.
         self.inputs_seed = 0 if job.record_into is not None else grader.inputs_seed
         self.endpoints[self.order[0]].prestart()

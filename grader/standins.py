@@ -13,26 +13,23 @@ into ex6_block.py (or Block, for ex7).
 Functions too: while an exercise is graded, every earlier exercise's module
 (ex0_weighted_sum ... ex4_masking for ex5, ex5_head for ex6, ...) is the
 grader's (``install_siblings``), offering what the table says that exercise
-defines: the classes above, and for functions the teacher's stand-ins of
-checks/hidden/standin_functions.py, which compute what the docstrings promise.
-A student's ex5 built with ``from ex3_scaling import scale_scores`` is graded
-with a right scale_scores whatever their own ex3 does; ex3's points come from
-ex3_scaling.py alone, graded in its own child, which gets none of them.
+defines: the classes above, and functions whose answers the grading process
+gives, from the reference (``asking``). A student's ex5 built with ``from
+ex3_scaling import scale_scores`` is graded with a right scale_scores whatever
+their own ex3 does; ex3's points come from ex3_scaling.py alone, graded in its
+own child.
 
 Each stand-in keeps the arguments it was built with, bound to the contract's
 signature (``built_with``): a check compares them with the reference's, so
 ``Head(n_embd, head_size, dropout, block_size)``, a forgotten dropout or the
 wrong number of heads is seen although the stand-in computes the same either
 way. None of the classes is a solution to any exercise: each is a small,
-deterministic, causal module. The functions are right answers, written in
-the grader's own way; a child gets those of the exercises before its own,
-never its own exercise's, and the student edition has none (there a later
-exercise imports the student's own earlier files).
+deterministic, causal module. The functions hold no code of a right answer
+at all: a child only sees what the grading process answers for the inputs
+its code passes, and the student edition, which has no reference, keeps a
+later exercise's imports of earlier functions to the student's own files.
 """
-import ast
 import contextlib
-import functools
-import os
 import sys
 import types
 
@@ -150,13 +147,12 @@ def parts(module: nn.Module) -> list:
 # the table's order) is the grader's: ``from ex3_scaling import scale_scores``,
 # ``import ex2_scores as s2``, ``importlib.import_module("ex0_weighted_sum")``
 # all find a module offering that exercise's ``defines``, never the student's
-# own file beside theirs. Its classes are the stand-ins above (BY_CONTRACT);
-# its functions are the teacher's (FUNCTIONS_FILE), which give the answers
-# their docstrings promise and so are handed only to the children of later
-# exercises, as text (``function_sources``).
-
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FUNCTIONS_FILE = os.path.join(PROJECT, "checks", "hidden", "standin_functions.py")
+# own file beside theirs. Its classes are the stand-ins above (BY_CONTRACT).
+# Its functions are asked of the grading process (``asking``), which answers
+# with the reference: the value, and in backward the gradient, so a Head
+# built on them trains as one built on the student's own. No right answer's
+# code ever reaches a child: it could carry it out to its feedback, and a
+# student who resubmits would have it.
 
 
 def earlier(exercise_id: str) -> tuple:
@@ -165,71 +161,88 @@ def earlier(exercise_id: str) -> tuple:
     return EXERCISES[: ids.index(exercise_id)] if exercise_id in ids else ()
 
 
-@functools.lru_cache(maxsize=None)
-def _read_functions(path: str) -> dict | None:
-    """Exercise id -> the source of its function stand-ins (the file's imports,
-    then its functions named in the exercise's ``defines``); None where the
-    file is not there (the student edition). An exercise with a name that is
-    neither a stand-in class nor a function there (the last one's GPT, which
-    no exercise imports) has none."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError:
-        return None
-    tree = ast.parse(text)
-    imports = [ast.get_source_segment(text, n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    functions = {n.name: ast.get_source_segment(text, n) for n in tree.body if isinstance(n, ast.FunctionDef)}
-    out = {}
-    for e in EXERCISES:
-        wanted = [name for name in e.defines if name not in BY_CONTRACT]
-        if not wanted:
-            continue
-        if any(name not in functions for name in wanted):
-            continue
-        out[e.id] = "\n".join(imports) + "\n\n\n" + "\n\n\n".join(functions[name] for name in wanted) + "\n"
-    return out
+def functions_of(exercise) -> tuple:
+    """The functions (not the stand-in classes) an exercise defines."""
+    return tuple(name for name in exercise.defines if name not in BY_CONTRACT)
 
 
-def function_sources(exercise_id: str, path: str = FUNCTIONS_FILE) -> dict:
-    """For the grading process: the sources of the function stand-ins of the
-    exercises before ``exercise_id``, by exercise id; empty where the
-    teacher's file is not there (the student edition: its later exercises
-    import the student's own earlier files)."""
-    sources = _read_functions(path) or {}
-    return {e.id: sources[e.id] for e in earlier(exercise_id) if e.id in sources}
+def _split(args: tuple, kwargs: dict):
+    """The arguments as a template the grader can rebuild ({"$arg": i} where
+    tensor i goes) and the tensors, detached."""
+    tensors = []
+
+    def plain(value):
+        if isinstance(value, torch.Tensor):
+            tensors.append(value)
+            return {"$arg": len(tensors) - 1}
+        if value is None or type(value) in (int, float, bool):
+            return value
+        raise TypeError(f"the grader's stand-in takes tensors and numbers, not {type(value).__name__}")
+
+    template = {"args": [plain(a) for a in args], "kwargs": {str(k): plain(v) for k, v in kwargs.items()}}
+    return template, tensors
 
 
-def earlier_module(exercise, sources: dict) -> types.ModuleType | None:
+class _Asked(torch.autograd.Function):
+    """An earlier exercise's function, computed by the grading process: the
+    forward asks for the value, the backward for the vector-Jacobian product."""
+
+    @staticmethod
+    def forward(ctx, ask, key, template, *tensors):
+        ctx.ask, ctx.key, ctx.template = ask, key, template
+        ctx.save_for_backward(*tensors)
+        return ask(key, template, [t.detach() for t in tensors], None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        tensors = ctx.saved_tensors
+        grads = ctx.ask(ctx.key, ctx.template, [t.detach() for t in tensors], grad.detach())
+        return (None, None, None, *grads)
+
+
+def asking(exercise_id: str, name: str, ask):
+    """A function that looks like the exercise's ``name`` and asks ``ask(key,
+    template, tensors, grad)`` for its answers."""
+
+    def function(*args, **kwargs):
+        template, tensors = _split(args, kwargs)
+        return _Asked.apply(ask, [exercise_id, name], template, *tensors)
+
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = exercise_id
+    function.__doc__ = f"The grader's {name}: the grading process computes it, with the reference."
+    return function
+
+
+def earlier_module(exercise, ask=None) -> types.ModuleType | None:
     """The grader's module for an earlier ``exercise``: its ``defines`` and
-    torch, nothing else. None where a function's source is missing."""
+    torch, nothing else. None where it defines functions and there is no
+    ``ask`` (the student edition has no reference to ask: a later exercise
+    imports the student's own earlier file there)."""
+    functions = functions_of(exercise)
+    if functions and ask is None:
+        return None
     mod = types.ModuleType(exercise.id, f"The grader's stand-in for {exercise.id}: {', '.join(exercise.defines)}.")
     # Named in "cannot import name ... from ex3_scaling (...)", where a
     # later exercise asks for a name the exercise does not define.
     mod.__file__ = f"the grader's stand-in, which offers {', '.join(exercise.defines)}"
     mod.torch = torch
-    functions = [name for name in exercise.defines if name not in BY_CONTRACT]
-    if functions:
-        if exercise.id not in sources:
-            return None
-        scope: dict = {"__name__": exercise.id}
-        # Its own file name: no traceback or getsource() of a stand-in reads a file.
-        exec(compile(sources[exercise.id], f"<the grader's stand-in for {exercise.id}>", "exec"), scope)
-        for name in functions:
-            setattr(mod, name, scope[name])
+    for name in functions:
+        setattr(mod, name, asking(exercise.id, name, ask))
     for name in exercise.defines:
         if name in BY_CONTRACT:
             setattr(mod, name, BY_CONTRACT[name])
     return mod
 
 
-def install_siblings(exercise_id: str, sources: dict | None = None) -> dict:
+def install_siblings(exercise_id: str, ask=None) -> dict:
     """Put the grader's modules of the exercises before ``exercise_id`` into
-    ``sys.modules`` (``sources``: from ``function_sources``, for the functions);
+    ``sys.modules`` (``ask``: how their functions are answered; without it,
+    exercises that define functions are left to the student's own files);
     return what they replaced."""
     saved = {}
     for exercise in earlier(exercise_id):
-        mod = earlier_module(exercise, sources or {})
+        mod = earlier_module(exercise, ask)
         if mod is not None:
             saved[exercise.id] = sys.modules.get(exercise.id)
             sys.modules[exercise.id] = mod

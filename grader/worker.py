@@ -169,7 +169,7 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
     try:
         word = protocol.receive(req_fd)
         private_dir = word["private_dir"]
-        earlier_functions = word.get("standins") or {}  # the function stand-ins of the exercises before this one
+        answered = word.get("earlier") is True  # the grading process answers the earlier exercises' functions
         protocol.send(resp_fd, {"heard": True})  # before any submission code: the grader knows this child is not stopped
         os.chdir(private_dir)
         os.environ.clear()
@@ -198,7 +198,7 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
         code = compile(source, filename, "exec")
         # Every earlier exercise's module is the grader's (standins.py), not
         # the student's file beside this one: a mistake there costs its own points only.
-        standins.install_siblings(exercise_id, earlier_functions)
+        standins.install_siblings(exercise_id, _asker(req_fd, resp_fd) if answered else None)
         sys.modules[exercise_id] = module
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
@@ -217,6 +217,24 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
             response = {"error": describe(exc, filename)}
         response["id"] = request.get("id")
         _safe_send(resp_fd, response)
+
+
+def _asker(req_fd: int, resp_fd: int):
+    """How the grader's stand-in of an earlier exercise's function gets its
+    answers (``standins.asking``): it asks the grading process, on the
+    child's own pipes, while the request that called it is under way."""
+
+    def ask(key, template, tensors, grad):
+        _safe_send(resp_fd, {"earlier": key, "template": template, "tensors": tensors, "grad": grad})
+        answer = protocol.receive(req_fd)
+        if not isinstance(answer, dict) or "error" in answer:
+            error = answer.get("error") if isinstance(answer, dict) else None
+            raise RuntimeError(f"{key[1]}: {error or 'no answer'}")
+        if grad is None:
+            return answer["value"]
+        return tuple(answer["grads"])
+
+    return ask
 
 
 def _fresh_streams() -> None:

@@ -60,6 +60,9 @@ REPRESENTATIVE = {
 DIAGNOSES = [
     ("ex0_weighted_sum__softmax_dim0", "test_batched_random", ["softmax over dim 0", "dim=-1"]),
     ("ex0_weighted_sum__matmul_without_unsqueeze", "test_batched_random", ["You computed weights @ values", "(B, B, C)", "unsqueeze(-2)"]),
+    # A size the public checks use, hard-coded: the public check itself draws another at the teacher's grading.
+    ("ex6_block__three_heads_hard_coded", "test_multi_head_attention", ["parameters do not match the contract", "head_size=4"]),
+    ("ex6_block__head_size_hard_coded", "test_multi_head_attention", ["parameters do not match the contract", "head_size=4"]),
     ("ex0_weighted_sum__torch_matmul_of_the_row", "test_batched_random", ["You computed weights @ values", "(B, B, C)"]),
     ("ex0_weighted_sum__no_softmax", "test_worked_example", ["softmax is missing"]),
     ("ex0_weighted_sum__normalised_by_sum_of_scores", "test_equal_scores_average", ["divided the scores by their sum"]),
@@ -72,23 +75,23 @@ DIAGNOSES = [
     ("ex1_averaging__mean_over_all_positions", "test_average_past_random", ["averaged over all positions"]),
     ("ex1_averaging__matrix_on_the_right", "test_average_past_ignores_the_future", ["on the left of x"]),
     ("ex1_averaging__integer_matrix", "test_matrix_is_float_and_size_one", ["integer matrix"]),
+    ("ex1_averaging__float32_matrix_only", "test_average_past_keeps_the_dtype", ["averaging_matrix(T).to(x.dtype) @ x"]),
     ("ex2_scores__k_at_q_transposed", "test_small_example", ["not k @ qᵀ"]),
     ("ex3_scaling__divides_by_head_size", "test_example", ["divided by head_size itself"]),
     ("ex3_scaling__multiplies_by_sqrt", "test_example", ["multiplied by the square root"]),
-    ("ex1_averaging__float32_matrix_only", "test_average_past_keeps_the_dtype", ["averaging_matrix(T).to(x.dtype) @ x"]),
     ("ex3_scaling__scales_by_shape", "test_uses_head_size_not_shape", ["scores.shape[-1]"]),
     ("ex3_scaling__in_place_mul", "test_input_left_unchanged", ["mul_"]),
+    ("ex3_scaling__in_place_mul", "test_leaves_the_scores_alone", ["mul_"]),
     ("ex4_masking__filled_with_zero", "test_mask_of_ones", ["-inf", "filled the future with 0"]),
     ("ex4_masking__triu_masks_the_past", "test_mask_of_ones", ["tril and triu are swapped"]),
     ("ex4_masking__masks_the_diagonal", "test_single_position", ["never mask the diagonal"]),
-    ("ex3_scaling__in_place_mul", "test_leaves_the_scores_alone", ["mul_"]),
     ("ex4_masking__minus_1e9", "test_mask_of_ones", ["-1e9", "float('-inf')"]),
     ("ex4_masking__in_place_masked_fill", "test_input_left_unchanged", ["not masked_fill_"]),
+    ("ex4_masking__weights_fill_the_input", "test_weights_leave_the_scores_alone", ["do not modify them in place", "scores[...] = ..."]),
+    ("ex4_masking__weights_masked_fill_in_place", "test_weights_leave_the_scores_alone", ["do not modify them in place", "masked_fill_"]),
     ("ex4_masking__softmax_dim_minus_2", "test_weights_rows_and_future", ["dim=-1"]),
     ("ex4_masking__no_mask_in_weights", "test_weights_rows_and_future", ["There is no mask"]),
     ("ex5_head__scaled_by_n_embd", "test_output_matches", ["scaled by n_embd", "head_size"]),
-    ("ex4_masking__weights_fill_the_input", "test_weights_leave_the_scores_alone", ["do not modify them in place", "scores[...] = ..."]),
-    ("ex4_masking__weights_masked_fill_in_place", "test_weights_leave_the_scores_alone", ["do not modify them in place", "masked_fill_"]),
     ("ex5_head__no_scaling", "test_output_matches", ["not scaled"]),
     ("ex5_head__mask_filled_with_zero", "test_head_wider_than_input", ["filled the future's scores with 0", "-inf"]),
     ("ex5_head__no_mask", "test_does_not_see_the_future", ["sees the future"]),
@@ -131,7 +134,7 @@ DIAGNOSES = [
 # what differs is said in general terms instead.
 NOT_MISLED = [
     # A correct softmax whose result has the wrong shape: nothing about softmax.
-    ("ex0_weighted_sum__matmul_without_unsqueeze", "test_batched_random", ["shape (4, 4, 3)", "a different number of dimensions"], ["Softmax over", "softmax over", "dim=-1"]),
+    ("ex0_weighted_sum__matmul_without_unsqueeze", "test_batched_random", ["a different number of dimensions"], ["Softmax over", "softmax over", "dim=-1"]),
     # Pre-scaled scores are not transposed ones.
     ("ex2_scores__pre_scaled", "test_random_batch", ["already scaled"], ["Transpose only the last two dims", "k.T"]),
     # Dropout on the weights at the wrong rate is not dropout in the wrong place.

@@ -1,10 +1,11 @@
 """The grader's modules for earlier exercises (``grader/standins.py``,
-``install_siblings``): while exercise N is graded, every earlier exercise's
-module name means the grader's module, offering what the table says that
-exercise defines; the function stand-ins give the answers the docstrings
-promise, reach only the children of later exercises, and are no solution's
-code. Graded behaviour is in tests/test_catalogue.py (files ``# submitted
-with:`` wrong earlier files); here the modules themselves.
+``install_siblings``; ``grader/earlier.py``): while exercise N is graded,
+every earlier exercise's module name means the grader's module, offering what
+the table says that exercise defines; its functions are answered by the
+grading process from the reference, values and gradients, as the docstrings
+promise, only for exercises before N, never bigger than a check's; no right
+answer's code reaches a child. Graded behaviour is in tests/test_catalogue.py
+(files ``# submitted with:`` wrong earlier files); here the modules themselves.
 """
 import ast
 import importlib
@@ -17,7 +18,7 @@ import pytest
 import torch
 from conftest import EXERCISES, ROOT, SOLUTIONS
 
-from grader import standins
+from grader import earlier, standins
 from grader.exercises import BY_ID, IDS
 from grader.exercises import EXERCISES as TABLE
 from grader.stubs import solution_regions
@@ -36,14 +37,34 @@ def test_defines_are_the_stubs_names(ex):
     assert list(BY_ID[ex].defines) == public_names(os.path.join(EXERCISES, ex + ".py"))
 
 
+def _references() -> dict:
+    from grader.endpoints import ReferenceEndpoint
+
+    return {ex: ReferenceEndpoint(ex, os.path.join(SOLUTIONS, ex + ".py")) for ex in IDS}
+
+
+REFERENCES = _references()
+
+
+def asker(exercise_id: str):
+    """The child's ``ask`` wired straight to the grading process's answer
+    (``earlier.answer``), without the pipes in between."""
+
+    def ask(key, template, tensors, grad):
+        reply = earlier.answer(REFERENCES, exercise_id, {"earlier": key, "template": template, "tensors": tensors, "grad": grad})
+        if "error" in reply:
+            raise RuntimeError(f"{key[1]}: {reply['error']}")
+        return reply["value"] if grad is None else tuple(reply["grads"])
+
+    return ask
+
+
 @pytest.fixture
 def installed():
     saved_all = []
 
-    def install(exercise_id, sources=None):
-        sources = standins.function_sources(exercise_id) if sources is None else sources
-        saved_all.append(standins.install_siblings(exercise_id, sources))
-        return sources
+    def install(exercise_id, answered=True):
+        saved_all.append(standins.install_siblings(exercise_id, asker(exercise_id) if answered else None))
 
     yield install
     for saved in reversed(saved_all):
@@ -55,18 +76,18 @@ def test_every_earlier_module_is_the_graders(ex, installed):
     """Every earlier exercise, and only those, by every way of importing."""
     installed(ex)
     position = IDS.index(ex)
-    for earlier in TABLE[:position]:
-        mod = sys.modules[earlier.id]
-        assert mod is importlib.import_module(earlier.id) and mod.__name__ == earlier.id
+    for earlier_exercise in TABLE[:position]:
+        mod = sys.modules[earlier_exercise.id]
+        assert mod is importlib.import_module(earlier_exercise.id) and mod.__name__ == earlier_exercise.id
         assert "grader's stand-in" in mod.__file__
         offered = {k for k in vars(mod) if not k.startswith("__")}
-        assert offered == set(earlier.defines) | {"torch"}, earlier.id
-        for name in earlier.defines:
+        assert offered == set(earlier_exercise.defines) | {"torch"}, earlier_exercise.id
+        for name in earlier_exercise.defines:
             got = getattr(mod, name)
             if name in standins.BY_CONTRACT:
                 assert got is standins.BY_CONTRACT[name]
             else:
-                assert got.__module__ == earlier.id and callable(got)
+                assert got.__module__ == earlier_exercise.id and callable(got)
     for later in IDS[position:]:
         assert later not in sys.modules or "grader's stand-in" not in getattr(sys.modules[later], "__file__", "")
 
@@ -79,34 +100,48 @@ def test_a_name_the_exercise_does_not_define_is_refused_clearly(installed):
     assert "the grader's stand-in, which offers causal_mask, causal_weights" in str(info.value)
 
 
-@pytest.mark.parametrize("ex", IDS)
-def test_a_child_gets_only_earlier_function_stand_ins(ex):
-    """What the grading process hands the child of ``ex``: no stand-in of
-    ``ex`` itself or of a later exercise (it would answer that exercise)."""
-    sources = standins.function_sources(ex)
-    position = IDS.index(ex)
-    assert set(sources) == {e for e in FUNCTION_EXERCISES if IDS.index(e) < position}
-    text = "\n".join(sources.values())
-    for later in TABLE[position:]:
-        for name in later.defines:
-            assert f"def {name}(" not in text, (ex, name)
+def test_a_child_holds_no_right_answer(installed):
+    """A child's function stand-ins are the one proxy of grader/standins.py,
+    which computes nothing: no right answer's code reaches a child, which
+    could carry it out in its feedback for a student to resubmit."""
+    installed("ex7_gpt")
+    for ex in FUNCTION_EXERCISES:
+        for name in standins.functions_of(BY_ID[ex]):
+            fn = getattr(sys.modules[ex], name)
+            assert fn.__code__ is standins.asking(ex, name, None).__code__
+    proxy = "".join(inspect.getsource(x) for x in (standins.asking, standins._Asked, standins._split))
+    assert not [line for line in proxy.splitlines() if line.split("#")[0].strip() in _solution_lines()]
+    assert not Path(ROOT, "checks", "hidden", "standin_functions.py").exists()  # the answers' code lives in solutions/ alone
 
 
-def test_the_function_stand_ins_are_where_no_child_and_no_student_reads_them():
-    """In checks/hidden: the student edition has nothing of it
-    (test_release_has_what_students_need_and_nothing_else), the sandbox shows
-    grader/ and not it; the zygote never reads it (a child gets what the
-    grading process sends it)."""
-    path = Path(standins.FUNCTIONS_FILE).resolve()
-    assert path.parent == Path(ROOT, "checks", "hidden").resolve() and path.is_file()
-    assert not str(path).startswith(str(Path(ROOT, "grader").resolve()) + os.sep)
+def test_questions_about_this_or_a_later_exercise_are_refused():
+    """The child of ``ex3_scaling`` asking for ``scale_scores``, or anything later: no answer."""
+    x = torch.randn(2, 3, 3)
+    for ex, key in (("ex3_scaling", ["ex3_scaling", "scale_scores"]), ("ex3_scaling", ["ex4_masking", "causal_mask"]), ("ex5_head", ["ex5_head", "Head"]), ("ex5_head", ["ex2_scores", "helper"])):
+        reply = earlier.answer(REFERENCES, ex, {"earlier": key, "template": {"args": [{"$arg": 0}], "kwargs": {}}, "tensors": [x], "grad": None})
+        assert reply == {"error": f"{key[0]}.{key[1]} is no function of an exercise before {ex}"}
 
 
-def test_without_the_file_later_exercises_import_the_students_own(tmp_path, installed):
-    """The student edition: no function stand-ins, so ex0..ex4 are the
+@pytest.mark.parametrize(
+    "key, template, tensors",
+    [
+        (["ex1_averaging", "averaging_matrix"], {"args": [100_000], "kwargs": {}}, []),  # T x T would be 40 GB
+        (["ex2_scores", "attention_scores"], {"args": [{"$arg": 0}, {"$arg": 0}], "kwargs": {}}, [torch.zeros(1, 4000, 1)]),  # a (4000, 4000) answer
+        (["ex3_scaling", "scale_scores"], {"args": [{"$arg": 0}, {"$arg": 5}], "kwargs": {}}, [torch.zeros(2)]),  # no tensor 5
+        (["ex3_scaling", "scale_scores"], {"args": [{"$arg": 0}, [1, 2]], "kwargs": {}}, [torch.zeros(2)]),  # a list
+        (["ex0_weighted_sum", "weighted_sum"], "args", [torch.zeros(2)]),
+    ],
+)
+def test_the_grading_process_answers_no_question_bigger_than_a_check(key, template, tensors):
+    """Whatever a child asks, the grading process allocates no more than a check would."""
+    reply = earlier.answer(REFERENCES, "ex7_gpt", {"earlier": key, "template": template, "tensors": tensors, "grad": None})
+    assert set(reply) == {"error"}, reply
+
+
+def test_without_references_later_exercises_import_the_students_own(installed):
+    """The student edition has no solutions to answer from: ex0..ex4 are the
     student's files; the classes are still the grader's."""
-    assert standins.function_sources("ex7_gpt", str(tmp_path / "absent.py")) == {}
-    installed("ex7_gpt", {})
+    installed("ex7_gpt", answered=False)
     assert not [e for e in FUNCTION_EXERCISES if e in sys.modules]
     assert sys.modules["ex5_head"].Head is standins.Head and sys.modules["ex6_block"].Block is standins.Block
 
@@ -119,29 +154,8 @@ def _solution_lines() -> set[str]:
     return {line for line in lines if len(line) >= 12}
 
 
-def test_function_stand_ins_are_not_solution_code(installed):
-    """No code line of a solution region, and getsource() of a stand-in
-    reads nothing: its code was compiled from text under a name that is no file."""
-    text = Path(standins.FUNCTIONS_FILE).read_text(encoding="utf-8")
-    ours = {line.split("#")[0].strip() for line in text.splitlines()}
-    assert not ours & _solution_lines()
-    installed("ex7_gpt")
-    for ex in FUNCTION_EXERCISES:
-        mod = sys.modules[ex]
-        with pytest.raises((OSError, TypeError)):
-            inspect.getsource(mod)
-        for name in BY_ID[ex].defines:
-            fn = getattr(mod, name)
-            assert fn.__code__.co_filename == f"<the grader's stand-in for {ex}>"
-            with pytest.raises(OSError):
-                inspect.getsource(fn)
-            assert set(fn.__globals__) <= {"__name__", "__builtins__", "math", "torch", *BY_ID[ex].defines}
-
-
 def _solution(ex: str):
-    mod = type(sys)(f"solution_{ex}")
-    exec(compile(Path(SOLUTIONS, ex + ".py").read_text(encoding="utf-8"), ex, "exec"), mod.__dict__)
-    return mod
+    return REFERENCES[ex].namespace
 
 
 def _cases():
@@ -188,3 +202,23 @@ def test_function_stand_ins_keep_the_docstrings_promises(ex, name, args, install
     finite = torch.isfinite(want)
     tol = 1e-7 if got.dtype == torch.float64 else 1e-5  # ex1's solution builds its matrix in float32 whatever x is
     assert torch.allclose(got[finite], want[finite], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("ex, name, args", [c for c in _cases() if any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in c[2])], ids=lambda v: v if isinstance(v, str) else "")
+def test_gradients_flow_through_the_answers(ex, name, args, installed):
+    """A later exercise trains through an earlier function: the backward asks
+    the grading process too, and gets the solution's gradient."""
+    installed("ex7_gpt")
+    leaves = [a.clone().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args]
+    copies = [a.clone().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args]
+    got = getattr(sys.modules[ex], name)(*leaves)
+    want = getattr(_solution(ex), name)(*copies)
+    weight = torch.randn(want.shape, generator=torch.Generator().manual_seed(3), dtype=want.dtype)
+    finite = torch.isfinite(want)
+    (torch.where(finite, got, 0) * weight).sum().backward()
+    (torch.where(finite, want, 0) * weight).sum().backward()
+    for a, b in zip(leaves, copies):
+        if isinstance(a, torch.Tensor):
+            assert (a.grad is None) == (b.grad is None)
+            if a.grad is not None:
+                assert torch.allclose(a.grad, b.grad, rtol=1e-5, atol=1e-6)

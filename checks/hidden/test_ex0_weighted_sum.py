@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, randn, t
+from grader.checking import expect, expect_close, fmt, pick, randn, t
 
 
 @pytest.mark.points(2)
@@ -40,11 +40,12 @@ def test_float64(sub, ref):
 @pytest.mark.points(1)
 def test_more_batch_dims_and_one_position(sub, ref):
     """多个批维度；只有一个位置 / several batch dims; a single position"""
-    scores, values = randn(2, 3, 4, seed=7), randn(2, 3, 4, 5, seed=8)
+    A, B, T, C = pick(13, (2, 3, 4, 5), (3, 2, 5, 4), (2, 4, 3, 6))
+    scores, values = randn(A, B, T, seed=7), randn(A, B, T, C, seed=8)
     expect_close(
         sub.weighted_sum(scores, values),
         ref.weighted_sum(scores, values),
-        what=t("scores (2, 3, 4)、values (2, 3, 4, 5)", "scores (2, 3, 4) and values (2, 3, 4, 5)"),
+        what=t(f"scores ({A}, {B}, {T})、values ({A}, {B}, {T}, {C})", f"scores ({A}, {B}, {T}) and values ({A}, {B}, {T}, {C})"),
     )
     one_s, one_v = randn(2, 1, seed=11), randn(2, 1, 3, seed=12)
     expect_close(

@@ -2,17 +2,18 @@
 import pytest
 import torch
 
-from grader.checking import expect_close, randn, t
+from grader.checking import expect_close, pick, randn, t
 
 
 @pytest.mark.points(2)
 def test_batches_stay_apart(sub, ref):
     """不同样本互不混合 / samples in a batch do not mix"""
-    q, k = randn(3, 4, 6, seed=23), randn(3, 4, 6, seed=24)
+    B, T, hs = pick(23, (3, 4, 6), (4, 5, 3), (5, 3, 7))
+    q, k = randn(B, T, hs, seed=23), randn(B, T, hs, seed=24)
     expect_close(
         sub.attention_scores(q, k),
         ref.attention_scores(q, k),
-        what=t("B = 3：第 b 个样本只和自己的键做点积", "B = 3: sample b is matched only with its own keys"),
+        what=t(f"B = {B}：第 b 个样本只和自己的键做点积", f"B = {B}: sample b is matched only with its own keys"),
     )
 
 

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect_close, randn, t
+from grader.checking import expect_close, pick, randn, t
 
 VALUES = torch.tensor([[1.0, 0.0], [0.0, 2.0], [2.0, 2.0]])
 
@@ -81,13 +81,15 @@ def test_equal_scores_average(sub, ref):
 @pytest.mark.points(2)
 def test_batched_random(sub, ref):
     """一批随机输入 / a batch of random inputs"""
-    scores = randn(4, 5, seed=1)  # (B, T)
-    values = randn(4, 5, 3, seed=2)  # (B, T, C): B, T and C all differ
+    # B, T and C all differ; other sizes at the teacher's grading, so no size can be hard-coded.
+    B, T, C = pick(3, (4, 5, 3), (5, 6, 2), (6, 4, 3), (3, 7, 4))
+    scores = randn(B, T, seed=1)  # (B, T)
+    values = randn(B, T, C, seed=2)  # (B, T, C)
     wrong_dim = (torch.softmax(scores, dim=0).unsqueeze(-2) @ values).squeeze(-2)
     expect_close(
         sub.weighted_sum(scores, values),
         ref.weighted_sum(scores, values),
-        what=t("scores (4, 5)、values (4, 5, 3) 的随机输入", "random scores (4, 5) and values (4, 5, 3)"),
+        what=t(f"scores ({B}, {T})、values ({B}, {T}, {C}) 的随机输入", f"random scores ({B}, {T}) and values ({B}, {T}, {C})"),
         diagnoses=lambda: [
             (row_matmul(scores, values), ROW_MATMUL),
             (wrong_dim, t("你在第 0 维上做了 softmax：应该是 dim=-1。", "You took softmax over dim 0: it must be dim=-1.")),

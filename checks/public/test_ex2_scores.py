@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import expect_close, randn, t
+from grader.checking import expect_close, pick, randn, t
 
 
 def diagnoses(q, k, want):
@@ -30,12 +30,14 @@ def test_small_example(sub, ref):
 @pytest.mark.points(3)
 def test_random_batch(sub, ref):
     """随机的一批查询和键 / a random batch of queries and keys"""
-    q, k = randn(2, 5, 3, seed=21), randn(2, 5, 3, seed=22)  # B, T, hs all differ
+    # B, T and hs all differ; other sizes at the teacher's grading, so no size can be hard-coded.
+    B, T, hs = pick(20, (2, 5, 3), (3, 4, 6), (4, 6, 5), (5, 3, 4))
+    q, k = randn(B, T, hs, seed=21), randn(B, T, hs, seed=22)
     want = ref.attention_scores(q, k)
     expect_close(
         sub.attention_scores(q, k),
         want,
-        what=t("q、k 的形状都是 (B, T, hs) = (2, 5, 3)", "q and k of shape (B, T, hs) = (2, 5, 3)"),
+        what=t(f"q、k 的形状都是 (B, T, hs) = ({B}, {T}, {hs})", f"q and k of shape (B, T, hs) = ({B}, {T}, {hs})"),
         diagnoses=lambda: diagnoses(q, k, want),
     )
 

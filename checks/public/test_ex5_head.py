@@ -7,7 +7,7 @@ builds them: Head(n_embd, head_size, block_size), positionally.
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, expect_grads, randn, t
+from grader.checking import expect, expect_close, expect_grads, pick, randn, t
 from grader.contract import head_state as _head_state
 
 N_EMBD, HS, BLOCK = 12, 4, 10
@@ -26,7 +26,8 @@ def scaled_query(state, factor):
 @pytest.mark.points(2)
 def test_output_matches(sub, ref):
     """输出与参考一致 / the output matches the reference"""
-    state, x = head_state(seed=51), randn(2, 5, N_EMBD, seed=52)
+    B, T = pick(52, (2, 5), (3, 7), (4, 9), (5, 6))  # other sizes at the teacher's grading: none can be hard-coded
+    state, x = head_state(seed=51), randn(B, T, N_EMBD, seed=52)
     want = ref.module("Head", init=INIT, state=state, inputs=[x]).outs[0]
     by_n_embd = ref.module("Head", init=INIT, state=scaled_query(state, (HS / N_EMBD) ** 0.5), inputs=[x]).outs[0]
     unscaled = ref.module("Head", init=INIT, state=scaled_query(state, HS**0.5), inputs=[x]).outs[0]
@@ -35,8 +36,8 @@ def test_output_matches(sub, ref):
         got,
         want,
         what=t(
-            f"Head({N_EMBD}, {HS}, {BLOCK})，x 形状 (2, 5, {N_EMBD})，eval 模式",
-            f"Head({N_EMBD}, {HS}, {BLOCK}) on x of shape (2, 5, {N_EMBD}), eval mode",
+            f"Head({N_EMBD}, {HS}, {BLOCK})，x 形状 ({B}, {T}, {N_EMBD})，eval 模式",
+            f"Head({N_EMBD}, {HS}, {BLOCK}) on x of shape ({B}, {T}, {N_EMBD}), eval mode",
         ),
         diagnoses=lambda: [
             (by_n_embd, t("你按 n_embd（C）缩放了；要按 head_size 缩放。", "You scaled by n_embd (C); scale by head_size.")),

@@ -12,7 +12,7 @@ builds them, with positional arguments in the contract's order.
 import pytest
 import torch
 
-from grader.checking import expect_close, expect_parts, randn, t
+from grader.checking import expect_close, expect_parts, pick, randn, t
 from grader.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
 
 N_EMBD, N_HEAD, BLOCK = 12, 3, 8
@@ -40,13 +40,16 @@ def test_feed_forward(sub, ref):
 @pytest.mark.points(2)
 def test_multi_head_attention(sub, ref):
     """多头注意力：拼接各头，再投影 / multi-head attention: concatenate the heads, then project"""
-    state, x = mha_state(N_EMBD, N_HEAD, seed=73), randn(2, 5, N_EMBD, seed=74)
+    # Another number of heads and other sizes at the teacher's grading: none can be hard-coded.
+    n_head, B, T = pick(73, (N_HEAD, 2, 5), (2, 3, 6), (4, 2, 7), (6, 4, 3))
+    init = [N_EMBD, n_head, BLOCK]
+    state, x = mha_state(N_EMBD, n_head, seed=73), randn(B, T, N_EMBD, seed=74)
     what = t(
-        f"MultiHeadAttention({N_EMBD}, {N_HEAD}, {BLOCK})（用评分程序的替身 Head）",
-        f"MultiHeadAttention({N_EMBD}, {N_HEAD}, {BLOCK}) (with the grader's stand-in Head)",
+        f"MultiHeadAttention({N_EMBD}, {n_head}, {BLOCK})（用评分程序的替身 Head），x 形状 ({B}, {T}, {N_EMBD})",
+        f"MultiHeadAttention({N_EMBD}, {n_head}, {BLOCK}) (with the grader's stand-in Head) on x of shape ({B}, {T}, {N_EMBD})",
     )
-    got = sub.module("MultiHeadAttention", init=INIT, state=state, inputs=[x], standins=MHA_STANDINS)
-    want = ref.module("MultiHeadAttention", init=INIT, state=state, inputs=[x], standins=MHA_STANDINS)
+    got = sub.module("MultiHeadAttention", init=init, state=state, inputs=[x], standins=MHA_STANDINS)
+    want = ref.module("MultiHeadAttention", init=init, state=state, inputs=[x], standins=MHA_STANDINS)
     expect_parts(got, want, what)
     expect_close(got.outs[0], want.outs[0], what=what)
 
