@@ -36,9 +36,9 @@ def test_many_heads(sub, ref):
 @pytest.mark.points(1)
 def test_attention_dropout_off_in_eval(sub, ref):
     """dropout 传给每个头；eval 模式下没有 dropout / dropout is passed on to every head; none in eval mode"""
-    init = [8, 2, 6, 0.5]
-    state, x = mha_state(8, 2, seed=83), randn(2, 4, 8, seed=84)
-    what = t("MultiHeadAttention(8, 2, 6, dropout=0.5)，eval 模式", "MultiHeadAttention(8, 2, 6, dropout=0.5) in eval mode")
+    init = [12, 2, 6, 0.5]  # heads of 6: not the public checks' 4
+    state, x = mha_state(12, 2, seed=83), randn(2, 4, 12, seed=84)
+    what = t("MultiHeadAttention(12, 2, 6, dropout=0.5)，eval 模式", "MultiHeadAttention(12, 2, 6, dropout=0.5) in eval mode")
     got = sub.module("MultiHeadAttention", init=init, state=state, inputs=[x], standins=MHA_STANDINS)
     want = ref.module("MultiHeadAttention", init=init, state=state, inputs=[x], standins=MHA_STANDINS)
     expect_parts(got, want, what)
