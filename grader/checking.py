@@ -272,12 +272,33 @@ def count_bounds(n: int, p: float, beta: float) -> tuple[int, int]:
     return a, hi
 
 
+def unique_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The distinct rows of ``x`` (N, ...) and each row's index among them,
+    as ``torch.unique(x, dim=0, return_inverse=True)`` gives them, in order
+    of first appearance. torch's row-wise unique sorts rows lexicographically,
+    tenths of a second for the thousands of rows a sampling check draws; here
+    each row is one number (a fixed random projection), unique in 1-D, and
+    the answer is checked, falling back to torch's where two rows collide."""
+    flat = x.reshape(x.shape[0], -1).to(torch.float64)
+    weights = torch.randn(flat.shape[1], generator=torch.Generator().manual_seed(20261201), dtype=torch.float64)
+    _, inverse = torch.unique(flat @ weights, return_inverse=True)
+    n = inverse.shape[0]
+    first = torch.full((int(inverse.max()) + 1,), n, dtype=torch.long).scatter_reduce(0, inverse, torch.arange(n), "amin")
+    order = first.argsort()  # groups in order of first appearance
+    rank = torch.empty_like(order)
+    rank[order] = torch.arange(order.shape[0])
+    rows, inverse = x[first[order]], rank[inverse]
+    if not torch.equal(rows[inverse], x):
+        return torch.unique(x, dim=0, return_inverse=True)
+    return rows, inverse
+
+
 def _groups(probs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows of ``probs`` (N, V) that hold the same distribution (to 1e-9):
     (the distributions (G, V), the group of each row (N,))."""
     keys = (probs.to(torch.float64) * 1e9).round()
-    _, group = torch.unique(keys, dim=0, return_inverse=True)
-    first = [int((group == g).nonzero()[0]) for g in range(int(group.max()) + 1)]
+    _, group = unique_rows(keys)
+    first = torch.full((int(group.max()) + 1,), group.shape[0], dtype=torch.long).scatter_reduce(0, group, torch.arange(group.shape[0]), "amin")
     return probs[first].to(torch.float64), group
 
 

@@ -19,10 +19,15 @@ class Limits:
     output_bytes: int = 16 * 1024  # captured stdout + stderr kept for feedback; the rest is drained
     cpu_seconds: int = 120  # a backstop for the wall-clock limits above
     file_bytes: int = 16 * 1024**2  # largest file a submission may write
-    processes: int = 64  # extra processes a submission may start (not enforced for root)
+    processes: int = 64  # extra processes a submission may start (for root: by its control group, or its own user)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+# A child of the grader's own user, the next exercise's child started ahead,
+# and one whose exercise is ending: what else that user may have running.
+OWN_USER_PROCESSES = 4
 
 
 def _vm_size() -> int:
@@ -51,8 +56,11 @@ def _processes_of_user(uid: int) -> int:
     return count
 
 
-def apply(limits: Limits) -> None:
-    """Called in the child before any submission code runs."""
+def apply(limits: Limits, own_user: bool = False) -> None:
+    """Called in the child before any submission code runs. ``own_user``:
+    the child runs as a user its grader claimed for itself (``child_user``),
+    whose processes are this grader's children alone (a few): no need to
+    count them in /proc, a few milliseconds a child."""
 
     def cap(which, value):
         try:
@@ -70,7 +78,9 @@ def apply(limits: Limits) -> None:
     if size:
         cap(resource.RLIMIT_AS, size + limits.memory_bytes)
     if hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
-        cap(resource.RLIMIT_NPROC, _processes_of_user(os.getuid()) + limits.processes)
+        # RLIMIT_NPROC counts every process of the user (threads too).
+        others = OWN_USER_PROCESSES if own_user else _processes_of_user(os.getuid())
+        cap(resource.RLIMIT_NPROC, others + limits.processes)
 
 
 def become_subreaper() -> bool:

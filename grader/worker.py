@@ -132,7 +132,7 @@ def confine_child(user: child_user.ChildUser | None, process_limits: limits.Limi
     cgroup.first_to_go()  # while still privileged: it cannot lower this again
     if user is not None:
         child_user.become(user)
-    limits.apply(process_limits or limits.Limits())
+    limits.apply(process_limits or limits.Limits(), own_user=user is not None)
     return confine.confine()
 
 
