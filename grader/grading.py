@@ -176,8 +176,12 @@ class Grader:
 
     def note_unconfined(self, zygote) -> list[str]:
         """What children could not be confined by here: the grader's
-        ``probe`` and the zygote's (known once it has forked a child)."""
-        for problem in zygote.unconfined:
+        ``probe`` and the zygote's (asked of it once)."""
+        try:
+            found = zygote.ask_unconfined()
+        except Exception:  # noqa: BLE001 - a zygote a submission killed has nothing to say; its successor is asked next time
+            found = []
+        for problem in found:
             if problem not in self.unconfined:
                 self.unconfined.append(problem)
         return list(self.unconfined)

@@ -118,28 +118,40 @@ def _huge_pages() -> None:
             madvise(start, end - start, madv_collapse)
 
 
-def _confinement_report(user: child_user.ChildUser | None) -> list[str]:
+class _ConfinementReport:
     """What a child could not have done to confine it (``confine.confine``),
     found once by a child forked for nothing else: the grader refuses to
-    grade with ``--sandbox require`` and says so otherwise."""
-    from grader import worker
+    grade with ``--sandbox require`` and says so otherwise. The test child
+    runs beside the zygote's own start; its answer is read when first asked
+    for, off the path of the first exercise."""
 
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            os.write(w, json.dumps(worker.confine_child(user)).encode())
-        finally:
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    try:
-        return [str(x) for x in json.loads(data)]
-    except ValueError:
-        return ["the confinement could not be tried (the test child died)"]
+    def __init__(self, user: child_user.ChildUser | None):
+        from grader import worker
+
+        r, w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                os.close(r)
+                os.write(w, json.dumps(worker.confine_child(user)).encode())
+            finally:
+                os._exit(0)
+        os.close(w)
+        self.fd, self.found = r, None
+
+    def result(self) -> list[str]:
+        if self.found is None:
+            with os.fdopen(self.fd, "rb") as f:
+                data = f.read()
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
+            try:
+                self.found = [str(x) for x in json.loads(data)]
+            except ValueError:
+                self.found = ["the confinement could not be tried (the test child died)"]
+        return self.found
 
 
 def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, user: child_user.ChildUser | None = None) -> None:
@@ -152,7 +164,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
     worker.prepare()
     reach = child_user.Reach(user)  # while still root: the interpreter, where only root reaches it
     worker.reach_through(reach)
-    unconfined = _confinement_report(user)
+    unconfined = _ConfinementReport(user)
     # Children share the zygote's memory copy-on-write. A garbage collection in
     # a child walks (and so writes to) every object it can reach, copying the
     # pages they live on; frozen objects are never walked.
@@ -170,6 +182,8 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
         if not msg:
             break
         cmd = json.loads(msg)
+        if cmd["cmd"] in ("release", "kill"):
+            unconfined.result()  # read before a kill of children could take the test child with them
         if cmd["cmd"] == "spawn":
             pid = os.fork()
             if pid == 0:
@@ -180,7 +194,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
             for fd in fds:
                 os.close(fd)
             workers.add(pid)
-            sock.sendall(json.dumps({"pid": pid, "unconfined": unconfined}).encode())
+            sock.sendall(json.dumps({"pid": pid}).encode())
         elif cmd["cmd"] == "release":
             # The grader is done with this child: kill it and what it started,
             # without making the grader wait (it has the next child already).
@@ -208,7 +222,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
             # before it are dead when the grader reads this.
             sock.sendall(b'{"ok": true}')
         elif cmd["cmd"] == "unconfined":
-            sock.sendall(json.dumps({"unconfined": unconfined}).encode())
+            sock.sendall(json.dumps({"unconfined": unconfined.result()}).encode())
         elif cmd["cmd"] == "wake":
             # A child started ahead may have been stopped (SIGSTOP) by the
             # exercise before it: go on, before it is asked to import.
@@ -235,7 +249,7 @@ class Zygote:
     def __init__(self, pid: int, sock: socket.socket, popen=None):
         self.pid, self.sock, self._popen = pid, sock, popen
         self._answered = False
-        self.unconfined: list[str] = []  # what children could not be confined by (known from the first spawn)
+        self.unconfined: list[str] | None = None  # what children could not be confined by (asked once)
 
     @classmethod
     def fork(cls, many: bool = False, user: child_user.ChildUser | None = None, group: cgroup.Group | None = None) -> "Zygote":
@@ -312,13 +326,12 @@ class Zygote:
             pass
 
     def spawn(self, spec: dict, req_r: int, resp_w: int, out_w: int) -> int:
-        reply = self._ask({"cmd": "spawn", "spec": spec}, [req_r, resp_w, out_w])
-        self.unconfined = [str(x) for x in reply.get("unconfined", [])]
-        return reply["pid"]
+        return self._ask({"cmd": "spawn", "spec": spec}, [req_r, resp_w, out_w])["pid"]
 
     def ask_unconfined(self) -> list[str]:
-        """What children cannot be confined by here (waits for the zygote's start)."""
-        self.unconfined = [str(x) for x in self._ask({"cmd": "unconfined"}).get("unconfined", [])]
+        """What children cannot be confined by here (asked once; waits for the zygote's start)."""
+        if self.unconfined is None:
+            self.unconfined = [str(x) for x in self._ask({"cmd": "unconfined"}).get("unconfined", [])]
         return self.unconfined
 
     def wake(self, pid: int) -> None:
