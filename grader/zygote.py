@@ -133,6 +133,10 @@ class _ConfinementReport:
         if self.pid == 0:
             try:
                 os.close(r)
+                # A session of its own, as every child: never a member of the
+                # grader's process group (as a zombie of the children's user,
+                # it would let a child signal that group without an error).
+                os.setsid()
                 os.write(w, json.dumps(worker.confine_child(user)).encode())
             finally:
                 os._exit(0)

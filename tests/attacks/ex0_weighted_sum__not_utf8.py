@@ -1,6 +1,5 @@
-# -*- coding: latin-1 -*-
-"""Accident: a correct solution saved as Latin-1 (café), with a coding line.
-The grader reads UTF-8 only: refused, 0 points, and the feedback says UTF-8."""
+"""Accident: a correct solution saved as Latin-1 (café) with no coding line:
+Python itself cannot read it. Refused, 0 points, and the feedback says UTF-8."""
 import torch
 
 
