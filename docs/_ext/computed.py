@@ -9,9 +9,17 @@ Each page has one Python namespace. In page order the build runs:
   checks that every number in it is ``weights`` rounded to the digits shown;
   ``{num}`expr``` or ``{num}`expr|.2f``` shows the value itself.
 
+Every page's namespace has ``experiment("ex3_scaling")``: the variables of
+that exercise's experiment after the run the page shows (``experiment.py``).
+A number that sends the reader to the experiment is quoted from there.
+
 A doctest that fails, code that raises, or text that disagrees with the
 computation is a warning, and the docs are built with ``-W``: the build fails.
+So is a name quoted by ``{num}`` before and after code that gives it another
+value: the page would quote one name for two things (an answer quoting "the
+model above" after the next block reused its variable for another model).
 """
+import ast
 import doctest
 import io
 import math
@@ -21,6 +29,8 @@ import traceback
 from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+from experiment import experiment
 
 logger = logging.getLogger(__name__)
 
@@ -131,10 +141,55 @@ def shown_value(value, spec: str = "") -> str:
 # --- the pass over a page ------------------------------------------------------
 
 
+def quoted_names(expr: str) -> set[str]:
+    """The page's names a ``{num}`` expression reads."""
+    try:
+        tree = ast.parse(expr.rsplit("|", 1)[0] if "|" in expr else expr, mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        if hasattr(a, "detach") and hasattr(b, "detach"):
+            import torch
+
+            return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b))
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are different values
+        return False
+
+
+class Quotes:
+    """What each name the text quoted stood for when it was first quoted."""
+
+    def __init__(self):
+        self.first: dict[str, tuple[object, object]] = {}  # name -> (value, line)
+
+    def changed(self, expr: str, namespace: dict, line) -> list[str]:
+        problems = []
+        for name in sorted(quoted_names(expr)):
+            if name not in namespace or callable(namespace[name]) or isinstance(namespace[name], type(ast)):
+                continue  # functions and modules: the same name for the same thing
+            value = namespace[name]
+            if name not in self.first:
+                self.first[name] = (value, line)
+            elif not _same(self.first[name][0], value):
+                problems.append(
+                    f"`{name}` was quoted at line {self.first[name][1]} and has another value now: "
+                    "the page quotes one name for two things (give the new value its own name)"
+                )
+        return problems
+
+
 def run_page(app, doctree):
     docname = app.env.docname
     where = app.env.doc2path(docname)
-    namespace = {"__name__": "docs_page"}
+    namespace = {"__name__": "docs_page", "experiment": experiment}
+    quotes = Quotes()
     todo = [n for n in doctree.findall(lambda n: isinstance(n, (compute_node, num_node)) or is_doctest(n))]
     for node in todo:
         location = (docname, node.get("lineno") or node.line)
@@ -144,6 +199,8 @@ def run_page(app, doctree):
                 logger.warning("{compute} block raised:\n%s", problem, location=location)
             node.parent.remove(node)
         elif isinstance(node, num_node):
+            for problem in quotes.changed(node["expr"], namespace, location[1]):
+                logger.warning("{num}`%s`: %s", node["expr"], problem, location=location)
             node.replace_self(_resolve_num(node, namespace, location))
         else:
             report = run_doctest(node.astext(), namespace, f"{where}", node.line or 0)

@@ -6,12 +6,19 @@ the ``grade`` environment, a download link, its code, and what it printed
 when the docs were built. The build runs it, so a script that raises, prints
 nothing or imports the student's or the reference's code fails the build
 (``-W``): it must work for a student whose exercise is still a stub.
+
+A page quotes what its experiment printed through ``experiment("ex3_scaling")``
+in a ``{compute}`` block (``computed.py`` puts it in every page's namespace):
+the script's variables after its run, the same run the page shows. A number a
+page sends the reader to check in the experiment is then the number printed
+beside it, whatever the script draws.
 """
 import ast
 import contextlib
 import io
 import runpy
 import sys
+import types
 from pathlib import Path
 
 from docutils import nodes
@@ -45,17 +52,39 @@ def imports(source: str) -> set[str]:
     return found
 
 
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+
+# One run per script and version of it: the page's {experiment} and its quotes
+# are the same run. Keyed by path and modification time.
+_runs: dict[tuple[str, int], tuple[str, dict]] = {}
+
+
+def run_with_variables(path: Path) -> tuple[str, dict]:
+    """Run the script as ``python path`` would: what it printed and its variables."""
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _runs:
+        out = io.StringIO()
+        saved = sys.argv
+        sys.argv = [str(path)]
+        try:
+            with contextlib.redirect_stdout(out):
+                variables = runpy.run_path(str(path), run_name="__main__")
+        finally:
+            sys.argv = saved
+        _runs[key] = (out.getvalue(), variables)
+    return _runs[key]
+
+
 def run(path: Path) -> str:
     """Run the script as ``python path`` would and return what it printed."""
-    out = io.StringIO()
-    saved = sys.argv
-    sys.argv = [str(path)]
-    try:
-        with contextlib.redirect_stdout(out):
-            runpy.run_path(str(path), run_name="__main__")
-    finally:
-        sys.argv = saved
-    return out.getvalue()
+    return run_with_variables(path)[0]
+
+
+def experiment(exercise: str) -> types.SimpleNamespace:
+    """The variables of the exercise's experiment after its run, and ``printed``, its output."""
+    printed, variables = run_with_variables(EXPERIMENTS / script_name(exercise))
+    public = {k: v for k, v in variables.items() if not k.startswith("__")}
+    return types.SimpleNamespace(**public, printed=printed)
 
 
 def _para(lang: str, *children) -> lang_block:
