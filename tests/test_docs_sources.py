@@ -100,6 +100,25 @@ def test_headings_are_chinese_then_english(path):
             )
 
 
+OPENING = "这一课完成什么 · What this lesson does"
+KEY_POINTS = "本篇要点 · Key points"
+QUESTIONS = "小练习与答案 · Check your understanding"
+EXERCISE_PAGES = sorted((DOCS / "path").glob("ex*.md"))
+
+
+@pytest.mark.parametrize("path", EXERCISE_PAGES, ids=page_id)
+def test_a_lesson_opens_with_its_aim_and_closes_with_its_key_points(path):
+    """As the seed lessons do: the first section says what the page achieves; the
+    key points, a list in each language, come just before the questions."""
+    headings = [heading for heading, _ in sections(markdown_tokens(path.read_text(encoding="utf-8")))]
+    assert headings[1] == OPENING, f"{page_id(path)}: the first section is {headings[1]!r}, not {OPENING!r}"
+    assert KEY_POINTS in headings and QUESTIONS in headings, f"{page_id(path)} lacks {KEY_POINTS!r} or {QUESTIONS!r}"
+    assert headings.index(QUESTIONS) == headings.index(KEY_POINTS) + 1, f"{page_id(path)}: the key points come just before the questions"
+    blocks = dict(sections(markdown_tokens(path.read_text(encoding="utf-8"))))[KEY_POINTS]
+    lists = [tok for _, tok in blocks if tok.type == "colon_fence" and "\n- " in "\n" + tok.content]
+    assert len(lists) == 2, f"{page_id(path)}: the key points are a list in Chinese and one in English"
+
+
 # --- the glossary -----------------------------------------------------------------
 
 
