@@ -32,6 +32,7 @@ from grader.class_files import ClassFiles
 from grader.exercises import IDS
 from grader.gradebook import GradebookLink
 from grader.progress import Progress
+from grader.text import count
 
 GRADEBOOK = "gradebook.db"
 LOCK = ".batch.lock"
@@ -169,7 +170,7 @@ class _Batch:
                 progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {e.note}")
             self.store.write_csv()
             if to_grade:
-                progress.line(f"评分 / grading {len(to_grade)} 名学生 / students with {min(self.jobs, len(to_grade))} workers")
+                progress.line(f"评分 / grading {len(to_grade)} 名学生 / students with {count(min(self.jobs, len(to_grade)), 'worker')}")
                 progress.start()
                 code = self._grade_all(to_grade, progress)
             if self.class_files is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.text import Text, t
+from grader.text import Text, count, t
 
 __all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "expect_tokens", "expect_draws", "FALSE_ALARM", "fmt", "randn", "randint", "pick"]
 
@@ -124,14 +124,14 @@ def describe_difference(got: torch.Tensor, want: torch.Tensor, atol: float = 1e-
     if n == 1:  # one number (a loss): nothing to count or locate
         return t(f"得到 {g}，期望 {w}", f"got {g}, expected {w}")
     lines_zh = [f"{n} 个数中有 {n_bad} 个不对；第一个在 {_where(first)}：得到 {g}，期望 {w}"]
-    lines_en = [f"{n_bad} of {n} entries differ; the first at {_where(first)}: got {g}, expected {w}"]
+    lines_en = [f"{n_bad} of {count(n, 'entry', 'entries')} {'differs' if n_bad == 1 else 'differ'}; the first at {_where(first)}: got {g}, expected {w}"]
     nan, inf = int(torch.isnan(got).sum() - torch.isnan(want).sum()), int(torch.isinf(got).sum() - torch.isinf(want).sum())
     if nan > 0:
         lines_zh.append(f"有 {nan} 个 NaN")
-        lines_en.append(f"{nan} entries are NaN")
+        lines_en.append(f"{count(nan, 'entry', 'entries')} {'is' if nan == 1 else 'are'} NaN")
     if inf > 0:
         lines_zh.append(f"有 {inf} 个无穷大")
-        lines_en.append(f"{inf} entries are infinite")
+        lines_en.append(f"{count(inf, 'entry', 'entries')} {'is' if inf == 1 else 'are'} infinite")
     finite = torch.isfinite(got) & torch.isfinite(want)
     if nan <= 0 and inf <= 0 and bool(finite.all()):
         if bool((got == 0).all()):
@@ -153,7 +153,7 @@ def describe_difference(got: torch.Tensor, want: torch.Tensor, atol: float = 1e-
             rows = bad.flatten(0, -2).any(-1)
             if bool(rows.any()) and not bool(rows.all()):
                 lines_zh.append(f"{int(rows.sum())} 行（共 {rows.numel()} 行）有不对的数")
-                lines_en.append(f"{int(rows.sum())} of {rows.numel()} rows hold a wrong entry")
+                lines_en.append(f"{int(rows.sum())} of {count(rows.numel(), 'row')} {'holds' if int(rows.sum()) == 1 else 'hold'} a wrong entry")
     return t("；".join(lines_zh), "; ".join(lines_en))
 
 
@@ -367,7 +367,7 @@ def expect_draws(tokens: torch.Tensor, probs: torch.Tensor, what: Text, diagnose
         f"{where.zh}：字 {v} 被抽到 {k} 次（{k / n:.4f}），它的概率是 {float(p[v]):.4f}，正确的抽样抽到它 {lo + 1} 到 {hi - 1} 次"
         f"（超出的机会小于百万分之一）；共有 {len(bad)} 个计数超出范围",
         f"{where.en}: token {v} was drawn {k} times ({k / n:.4f}); its probability is {float(p[v]):.4f}, so a right sampler draws it "
-        f"{lo + 1} to {hi - 1} times (it falls outside with probability below one in a million); {len(bad)} counts fall outside",
+        f"{lo + 1} to {hi - 1} times (it falls outside with probability below one in a million); {count(len(bad), 'count')} {'falls' if len(bad) == 1 else 'fall'} outside",
     )
     raise CheckFailed(
         what,

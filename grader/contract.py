@@ -10,6 +10,7 @@ import torch
 
 from grader.checking import random_state, unique_rows
 from grader.exercises import BY_ID
+from grader.text import count
 
 
 def head_state(n_embd: int, head_size: int, seed: int, dtype: torch.dtype = torch.float32) -> dict:
@@ -153,7 +154,7 @@ def logits_and_loss(out, what):
     elif len(out) == 2 and out[0] is None:
         got = "(None, ...)"
     else:
-        got = t(f"返回了 {len(out)} 个值", f"{len(out)} values returned").inline()
+        got = t(f"返回了 {len(out)} 个值", f"{count(len(out), 'value')} returned").inline()
     expect(
         isinstance(out, list) and len(out) == 2 and out[0] is not None,
         what,
@@ -351,7 +352,7 @@ def expect_sampling(endpoint, init: list, state: dict, idx: torch.Tensor, max_ne
         raise CheckFailed(what, f"dtype {got.dtype}", "dtype torch.int64", difference=t(f"类型是 {got.dtype}，字的编号要是 torch.long", f"the dtype is {got.dtype}: token ids are torch.long"))
     if not torch.equal(got[:, :T], idx):
         rows = int((got[:, :T] != idx).any(-1).sum())
-        raise CheckFailed(what, t(f"前 {T} 列有 {rows} 行和 idx 不同", f"the first {T} columns differ from idx in {rows} rows").inline(), t(f"前 {T} 列就是 idx", f"the first {T} columns are idx").inline(), difference=t("generate 要把新字接在 idx 后面，idx 本身不变", "generate appends the new tokens to idx and leaves idx itself as it is"))
+        raise CheckFailed(what, t(f"前 {T} 列有 {rows} 行和 idx 不同", f"the first {T} columns differ from idx in {count(rows, 'row')}").inline(), t(f"前 {T} 列就是 idx", f"the first {T} columns are idx").inline(), difference=t("generate 要把新字接在 idx 后面，idx 本身不变", "generate appends the new tokens to idx and leaves idx itself as it is"))
     outside = (got < 0) | (got >= vocab_size)
     if bool(outside.any()):
         bad = int(got[outside][0])

@@ -11,6 +11,7 @@ import unicodedata
 
 from grader import __version__
 from grader.exercises import BY_ID, IDS
+from grader.text import count
 
 WIDTH = 78  # two columns short of an 80-column terminal, so nothing wraps
 
@@ -143,7 +144,7 @@ def terminal(grade, title: str = "") -> str:
             rest = [r for _, group in groups[SHOWN_IN_FULL:] for r in group]
             if rest:
                 out.append(f"还有 {len(rest)} 项检查未通过（先改上面的，它们常常一起变好）")
-                out.append(f"{len(rest)} more checks failed (fix the ones above first; these often follow):")
+                out.append(f"{count(len(rest), 'more check')} failed (fix the ones above first; these often follow):")
                 out.extend(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})" for r in rest)
         printed = grade.outputs.get(ex, "").strip()
         if printed:

@@ -20,6 +20,11 @@ def t(zh: str, en: str) -> Text:
     return Text(zh, en)
 
 
+def count(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` and the English noun in its number: "1 check", "2 checks", "1 entry"."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
 # Where a failed check's feedback is read back (the class report), these mark
 # its parts: plugin.format_failure writes them, grader.class_data parses them.
 # All labels take the same width, so the texts after them line up.
