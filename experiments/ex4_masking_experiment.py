@@ -50,6 +50,11 @@ print("-1e9 和 -inf 的权重相同 same weights with -1e9 and -inf:", torch.eq
 everything = torch.ones(T, dtype=torch.bool)
 print("整行遮住 whole row masked, -inf:", torch.softmax(scores[0].masked_fill(everything, float("-inf")), dim=-1).tolist())
 print("整行遮住 whole row masked, -1e9:", [round(x, 3) for x in torch.softmax(scores[0].masked_fill(everything, -1e9), dim=-1).tolist()])
+# Hugging Face 等库有意填 finfo.min（最负的有限数）：被填充整行遮住的位置得到均匀的权重，不是 NaN
+# libraries such as Hugging Face fill finfo.min (the most negative finite number) on purpose:
+# a position whose whole row is masked by padding gets uniform weights, not NaN
+lowest = torch.finfo(scores.dtype).min
+print("整行遮住 whole row masked, finfo.min:", [round(x, 3) for x in torch.softmax(scores[0].masked_fill(everything, lowest), dim=-1).tolist()])
 
 # float16 最大只能表示 65504，放不下 -1e9 / float16 cannot hold -1e9: its largest number is 65504
 try:

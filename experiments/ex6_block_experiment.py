@@ -49,6 +49,8 @@ print("ln(x) 每个位置的方差 variance per position", [round(v, 3) for v in
 # 没训练的块：有残差，输出仍然像输入；没有残差，输出和输入几乎无关
 # an untrained block: with the residual the output still looks like the input; without it, hardly at all
 cos = nn.functional.cosine_similarity
-print("cos(x, x + sa) 有残差 with residual   ", round(cos(x.flatten(), y.flatten(), dim=0).item(), 3))
-print("cos(x, sa)     没有残差 without residual", round(cos(x.flatten(), attended.flatten(), dim=0).item(), 3))
+with_residual = cos(x.flatten(), y.flatten(), dim=0).item()
+without_residual = cos(x.flatten(), attended.flatten(), dim=0).item()
+print("cos(x, x + sa) 有残差 with residual   ", round(with_residual, 3))
+print("cos(x, sa)     没有残差 without residual", round(without_residual, 3))
 print("前馈层参数 feed-forward parameters:", sum(p.numel() for p in nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.ReLU(), nn.Linear(4 * n_embd, n_embd)).parameters()))
