@@ -220,9 +220,9 @@ RUNNABLE = [p for p in PAGES if any(True for _ in runnable_blocks(p))]
 @pytest.mark.parametrize("path", RUNNABLE, ids=page_id)
 def test_docs_examples(path):
     """The same run the build does, without Sphinx: every example gives the output the page shows."""
-    from computed import run_code, run_doctest
+    from computed import page_namespace, run_code, run_doctest
 
-    namespace = {"__name__": "docs_page"}
+    namespace = page_namespace()
     for kind, tok in runnable_blocks(path):
         where = f"{page_id(path)}:{tok.map[0] + 1}"
         problem = run_code(tok.content, namespace, where) if kind == "compute" else run_doctest(tok.content, namespace, where, tok.map[0] + 1)

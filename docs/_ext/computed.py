@@ -185,10 +185,15 @@ class Quotes:
         return problems
 
 
+def page_namespace() -> dict:
+    """What a page's code starts with (the tests run the pages' code in it too)."""
+    return {"__name__": "docs_page", "experiment": experiment}
+
+
 def run_page(app, doctree):
     docname = app.env.docname
     where = app.env.doc2path(docname)
-    namespace = {"__name__": "docs_page", "experiment": experiment}
+    namespace = page_namespace()
     quotes = Quotes()
     todo = [n for n in doctree.findall(lambda n: isinstance(n, (compute_node, num_node)) or is_doctest(n))]
     for node in todo:
