@@ -1,4 +1,4 @@
-"""ex0_weighted_sum: 按分数加权汇总 / a weighted summary driven by scores.
+"""ex0_weighted_sum: 按分数加权求和 / a weighted sum driven by scores.
 
 注意力的骨架是一次加权求和：先把分数变成和为 1 的权重，再按权重把各位置的
 信息加起来。

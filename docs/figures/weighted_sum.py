@@ -40,6 +40,6 @@ def draw():
     plane.set_xlim(-0.4, 2.9)
     plane.set_ylim(-0.4, 2.6)
     plane.set_aspect("equal")
-    plane.set_title("加权汇总落在三个值之间 / the summary lies among the values", fontsize=10)
+    plane.set_title("加权求和的结果落在三个值之间 / the summary lies among the values", fontsize=10)
     fig.tight_layout()
     return fig
