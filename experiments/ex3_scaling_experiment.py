@@ -12,6 +12,7 @@ import torch
 
 torch.manual_seed(0)  # 每次运行都是同一批随机数 / the same random numbers on every run
 PAIRS = 2000  # 随机的查询-键对数 / how many random query-key pairs
+KEYS = 8  # 最后一个查询要比较的键数 / how many keys the last test's query is compared with
 
 # softmax 先取指数，分数拉开，权重就变尖 / softmax exponentiates, so spreading the scores sharpens the weights
 base = torch.tensor([2.0, 1.0, 0.0])
@@ -32,16 +33,22 @@ for head_size in (4, 16, 64):
         f"| 除以 head_size divided by head_size {too_small.var().item():.3f}",
     )
 
-# 一个查询对 8 个键做 softmax，head_size = 16 / one query against 8 keys, head_size = 16
-head_size = 16
-q = torch.randn(1, head_size)  # (1, hs)
-k = torch.randn(8, head_size)  # (8, hs)
-scores = q @ k.T  # (1, hs) @ (hs, 8) -> (1, 8)
+# 接着用最后一批（head_size = 64）：第一个查询对前 KEYS 个键做 softmax
+# on with the last draw (head_size = 64): the first query against the first KEYS keys
+print(f"一个查询对 {KEYS} 个键 / one query against {KEYS} keys, head_size = {head_size}")
+scores = q[:1] @ k[:KEYS].T  # (1, hs) @ (hs, KEYS) -> (1, KEYS)
 weights = torch.softmax(scores, dim=-1)
 scaled_weights = torch.softmax(scores * head_size**-0.5, dim=-1)
-print("分数 scores          ", [round(s, 1) for s in scores[0].tolist()])
-print("不缩放 unscaled 权重  ", [round(w, 3) for w in weights[0].tolist()])
-print("缩放后 scaled 权重    ", [round(w, 3) for w in scaled_weights[0].tolist()])
+over_weights = torch.softmax(scores / head_size, dim=-1)  # 除以 head_size 本身 / divided by head_size itself
+print("分数 scores                  ", [round(s, 1) for s in scores[0].tolist()])
+print("权重 weights 不缩放 unscaled ", [round(w, 3) for w in weights[0].tolist()])
+print("权重 weights 缩放后 scaled   ", [round(w, 3) for w in scaled_weights[0].tolist()])
+print("权重 weights 除以 head_size  ", [round(w, 3) for w in over_weights[0].tolist()])
 # 缩放不改变谁的分数最高，只改变权重有多集中 / scaling keeps the winner, it only changes how concentrated the weights are
-print("最大权重 largest weight: 不缩放 unscaled", round(weights.max().item(), 3), "| 缩放后 scaled", round(scaled_weights.max().item(), 3))
+print(
+    "最大权重 largest weight: 不缩放 unscaled", round(weights.max().item(), 3),
+    "| 缩放后 scaled", round(scaled_weights.max().item(), 3),
+    "| 除以 head_size divided by head_size", round(over_weights.max().item(), 3),
+    "| 平均分配 even share", round(1 / KEYS, 3),
+)
 print("最高的键 top key: 不缩放 unscaled", weights.argmax().item(), "| 缩放后 scaled", scaled_weights.argmax().item())

@@ -5,15 +5,20 @@ import torch
 from ex2_scores import attention_scores
 from ex3_scaling import scale_scores
 
-HEAD_SIZE, PAIRS, KEYS, SEED = 64, 2000, 8, 0
+# The draws of experiments/ex3_scaling_experiment.py, in its order: a batch of
+# PAIRS queries and keys for each of SIZES; the last one (HEAD_SIZE) is shown,
+# with its first query against its first KEYS keys. Same seed, same numbers.
+SIZES, PAIRS, KEYS, SEED = (4, 16, 64), 2000, 8, 0
+HEAD_SIZE = SIZES[-1]
 RED, BLUE = "#c0392b", "#2c6fbb"
 
 
 def data() -> dict:
-    """Random unit-variance queries and keys; their raw and scaled scores."""
+    """The experiment's random unit-variance queries and keys; their raw and scaled scores."""
     g = torch.Generator().manual_seed(SEED)
-    q = torch.randn(1, PAIRS, HEAD_SIZE, generator=g)  # (B, T, hs)
-    k = torch.randn(1, PAIRS, HEAD_SIZE, generator=g)
+    for head_size in SIZES:
+        q = torch.randn(1, PAIRS, head_size, generator=g)  # (B, T, hs)
+        k = torch.randn(1, PAIRS, head_size, generator=g)
     pairs = (q * k).sum(-1).flatten()  # one dot product per (query, key) pair
     row = attention_scores(q[:, :1], k[:, :KEYS])[0, 0]  # query 0 against KEYS keys
     return {
