@@ -1,8 +1,10 @@
 """``python -m write [FOLDER]``: train a small GPT built from your own
 exercises on the course's own text, then let it write.
 
-Prints the loss before and after, the grader's verdict in one line and a few
-samples; writes the samples, the loss curve and the weights to ``--out``.
+Trains on the first nine tenths of the text and holds out the last tenth.
+Prints the loss before and after on both (the training text and the held-out
+text), the grader's verdict in one line and a few samples; writes the samples,
+the loss curves and the weights to ``--out``.
 """
 import argparse
 import os
@@ -26,6 +28,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("folder", nargs="?", default="exercises", help="你的练习所在的文件夹 / the folder of your exercises (default: exercises)")
     p.add_argument("--steps", type=int, default=d.steps, help=f"训练步数 / training steps (default: {d.steps})")
     p.add_argument("--seed", type=int, default=d.seed, help=f"随机种子：同一个种子，同一台机器，同样的结果 / random seed: same seed, same machine, same result (default: {d.seed})")
+    p.add_argument(
+        "--dropout", type=float, default=d.dropout,
+        help=f"训练时随机丢弃的比例，比如 0.2：模型背课文背得慢一些 / the dropout rate in training, e.g. 0.2: the model learns the text by heart more slowly (default: {d.dropout:g})",
+    )  # fmt: skip
     p.add_argument("--prompt", default=DEFAULT_PROMPT, help=f"开头的几个字 / the first characters (default: {DEFAULT_PROMPT})")
     p.add_argument("--out", default="written", help="写到哪个文件夹 / the folder to write to (default: written)")
     return p
@@ -48,6 +54,8 @@ def main(argv=None) -> int:
 def run(args) -> int:
     if args.steps < 1:
         return error("--steps 至少是 1", "--steps must be at least 1")
+    if not 0 <= args.dropout < 1:
+        return error("--dropout 要在 0 和 1 之间（可以是 0，不能是 1）", "--dropout must be at least 0 and less than 1")
     if not os.path.isdir(args.folder):
         return error(f"找不到文件夹 {args.folder}", f"no folder {args.folder}")
     text = corpus.load()
@@ -65,11 +73,13 @@ def run(args) -> int:
         print(f"{e.problem.zh}\n{e.problem.en}", file=sys.stderr)
         return 1
 
-    settings = training.Settings(steps=args.steps, seed=args.seed)
+    settings = training.Settings(steps=args.steps, seed=args.seed, dropout=args.dropout)
+    held_out = round(len(text) * settings.val_share)
     print(
         f"训练 / training: {args.folder} 里你的 GPT / your GPT, n_embd={settings.n_embd}, n_head={settings.n_head}, "
-        f"n_layer={settings.n_layer}, block_size={settings.block_size}; "
-        f"课文 / the course's text: {len(text)} 字 / characters, {len(vocab)} 个不同的字 / distinct"
+        f"n_layer={settings.n_layer}, block_size={settings.block_size}, dropout={settings.dropout:g}; "
+        f"课文 / the course's text: {len(text)} 字 / characters, {len(vocab)} 个不同的字 / distinct, "
+        f"最后 {held_out} 个字留作验证、不训练 / the last {held_out} held out for validation, never trained on"
     )
     # One thread: the model is small enough that more barely help, more fight the
     # grader (running meanwhile) and your other programs for the cores, and with
@@ -92,8 +102,17 @@ def _train_and_write(args, GPT, text, settings, grading) -> int:
     seconds = time.perf_counter() - started
     print(
         f"损失 / loss: {history.before:.2f} → {history.after:.2f}"
-        f"（训练前 → 训练后，{settings.steps} 步，{seconds:.0f} 秒 / before → after, {settings.steps} steps, {seconds:.0f} s）"
+        f"（训练的文字，训练前 → 训练后，{settings.steps} 步，{seconds:.0f} 秒 / the training text, before → after, "
+        f"{settings.steps} steps, {seconds:.0f} s）"
     )
+    best_step, best = history.val_best
+    print(
+        f"验证损失 / validation loss: {history.val_before:.2f} → {history.val_after:.2f}"
+        f"（留出的文字，没训练过；最低 {best:.2f}，在第 {best_step} 步 / the held-out text, never trained on; "
+        f"lowest {best:.2f}, at step {best_step}）"
+    )
+    if history.val_after > best + 0.1:
+        print(by_heart(best_step))
     if verdict.sees_the_future(model, len(vocab), settings.block_size):
         print(verdict.too_good(history.after))
     print(grading.line())
@@ -114,11 +133,20 @@ def _train_and_write(args, GPT, text, settings, grading) -> int:
     return 0
 
 
+def by_heart(best_step: int) -> str:
+    return (
+        f"验证损失从第 {best_step} 步以后不降反升：模型在背课文，背得越熟，没读过的文字就猜得越差。"
+        "试试 --dropout 0.2，或者少训练几步（--steps）。\n"
+        f"The validation loss rose after step {best_step}: the model is learning its text by heart, and the better it "
+        "knows it, the worse it guesses text it has not read. Try --dropout 0.2, or fewer --steps."
+    )
+
+
 def _train(GPT, text, settings, folder):
     """Train with a progress bar that shows the loss; a mistake in the student's code becomes NotReady."""
     bar = _progress(settings.steps)
     try:
-        return training.train(GPT, text, settings, on_step=bar.update)
+        return training.train(GPT, text, settings, on_step=bar.update, on_measure=bar.measured)
     except Exception as exc:  # noqa: BLE001 - the student's forward or backward
         ex, line = student.where(exc, folder)
         raise student.NotReady(student.failed(ex or "ex7_gpt", exc, line, ("训练", "training"))) from None
@@ -127,10 +155,12 @@ def _train(GPT, text, settings, folder):
 
 
 class _progress:
-    """tqdm's bar with the loss beside it; without tqdm, a line every tenth of the way."""
+    """tqdm's bar with the loss beside it (the batch's, and the last measured on the held-out text);
+    without tqdm, a line every tenth of the way."""
 
     def __init__(self, total: int):
         self.total = total
+        self.val = None
         try:
             from tqdm import tqdm
         except ImportError:
@@ -138,13 +168,17 @@ class _progress:
         else:
             self.bar = tqdm(total=total, desc="训练 / training", unit="步/step", dynamic_ncols=True)
 
+    def measured(self, step: int, train_loss: float, val_loss: float) -> None:
+        self.val = val_loss
+
     def update(self, step: int, loss: float) -> None:
+        shown = f"loss {loss:.3f}" + ("" if self.val is None else f", val {self.val:.3f}")
         if self.bar is not None:
             self.bar.update(1)
             if step % 10 == 0 or step == self.total:
-                self.bar.set_postfix_str(f"loss {loss:.3f}", refresh=False)
+                self.bar.set_postfix_str(shown, refresh=False)
         elif step == self.total or step % max(1, self.total // 10) == 0:
-            print(f"  {step}/{self.total}  loss {loss:.3f}", flush=True)
+            print(f"  {step}/{self.total}  {shown}", flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -156,12 +190,14 @@ def _save(out, model, vocab, text, settings, history, prompt, samples) -> list[s
     paths = [os.path.join(out, name) for name in ("samples.txt", "loss.png", "model.pt")]
     head = (
         f"# n_embd={settings.n_embd} n_head={settings.n_head} n_layer={settings.n_layer} "
-        f"block_size={settings.block_size} batch_size={settings.batch_size} steps={settings.steps} seed={settings.seed}\n"
+        f"block_size={settings.block_size} batch_size={settings.batch_size} steps={settings.steps} seed={settings.seed} "
+        f"dropout={settings.dropout:g}\n"
         f"# 损失 / loss: {history.before:.4f} -> {history.after:.4f}\n"
+        f"# 验证损失 / validation loss: {history.val_before:.4f} -> {history.val_after:.4f}\n"
         f"# 开头 / prompt: {prompt}\n"
     )
     with open(paths[0], "w", encoding="utf-8", newline="\n") as f:
         f.write(head + "".join(f"\n{s}\n" for s in samples))
-    png.write_png(paths[1], png.loss_curve(history.step_losses, history.eval_steps, history.eval_losses))
+    png.write_png(paths[1], png.loss_curve(history.step_losses, history.eval_steps, history.eval_losses, history.val_losses))
     torch.save(training.checkpoint(model, vocab, text, settings, history), paths[2])
     return paths

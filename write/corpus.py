@@ -4,9 +4,19 @@
 docs' Markdown sources (the pages of the student site: not ``answers/``, not
 ``{teacher-only}`` blocks), one paragraph or list item per line. Code blocks,
 directives, English and markup are dropped; a role keeps the text it shows
-(``{gls}`注意力头``` is 注意力头), and a sentence whose number the docs compute
-at build time (a ``{num}`` without text) is left out, as it has no text to
-keep. The file ships with the command, because a student edition has no docs/.
+(``{gls}`注意力头``` is 注意力头), and a sentence whose number or page title the
+docs fill in at build time (a ``{num}`` or ``{doc}`` without text) is left out,
+as it has no text to keep.
+
+The text has no Latin letters at all, so that the model learns Chinese and
+does not write half a name of code into it: inline code goes, and so does
+every stretch between two Chinese characters that holds a Latin letter
+(``head_size``, ``torch.tril(...)``, ``tox -e write``, ``(B, T, C)``, ``2 MB``);
+numbers without letters stay (``[0.665, 0.245, 0.090]``). The punctuation
+such a cut leaves dangling goes with it: empty brackets and quotes, a comma
+before a full stop, a sentence that begins with a comma, a sentence with no
+Chinese left. The file ships with the command, because a student edition has
+no docs/.
 
     python -m write.corpus           # rewrite write/corpus.txt from docs/
     python -m write.corpus --check   # fail if it is out of date
@@ -34,6 +44,19 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|\*)(\S.*?\S|\S)\1")
 _TARGET = re.compile(r"^(.*\S)\s*<[^<>]*>$", flags=re.S)
 _DROP = "\0"  # marks a sentence to leave out
+_CUT = "\1"  # marks inline code, cut out with the stretch of Latin around it
+
+# What is cut: a stretch of anything but Chinese characters and Chinese punctuation
+# (letters, digits, spaces, ASCII signs, −, ×) that holds a Latin letter or inline code.
+_CHINESE = "\u3400-\u9fff\u3000-\u303f\uff01-\uff20\uff3b-\uff40\uff5b-\uff65\u2018\u2019\u201c\u201d\u2014\u2026"
+_STRETCH = re.compile(f"[^{_CHINESE}]+")
+LATIN = re.compile("[A-Za-z\u00c0-\u024f\uff21-\uff3a\uff41-\uff5a]")
+_EMPTY = re.compile(r"（[\s、，；：]*）|\([\s,;:]*\)|“\s*”|‘\s*’|《\s*》|【\s*】|「\s*」|\[\s*\]")
+_CUT_MARK = "\2"  # where a stretch was cut, while the punctuation around it is tidied
+_BESIDE_CUT = re.compile(f"\\s*(、?)\\s*{_CUT_MARK}+\\s*(、?)\\s*")  # an item cut out of a list takes one 、 with it
+_DANGLING = re.compile(r"\s*[、，；：,;:]+\s*(?=[、，。；：！？）」』】”,.;:!?)])|\s*[、，,]+\s*$")  # a separator with nothing after it
+_OPENING = re.compile(r"(^|[。！？；：（“「『【])\s*[、，；：,;:]+\s*")  # a sentence or bracket that opens with one
+_SENTENCE = re.compile(r"(?<=[。！？；])(?![）”」』】])")  # a sentence keeps the bracket or quote it closes
 
 
 def pages(docs: str = DOCS) -> list[str]:
@@ -86,7 +109,9 @@ def _role(m: re.Match) -> str:
         return ""
     if name == "num":
         return shown.group(1) if shown else _DROP
-    if name in ("doc", "ref", "download"):
+    if name in ("doc", "ref"):
+        return shown.group(1) if shown else _DROP  # the page's title, filled in at build time
+    if name == "download":
         return shown.group(1) if shown else ""
     return shown.group(1) if shown else text  # gls, zh and the rest show their text
 
@@ -103,15 +128,29 @@ def _join(lines: list[str]) -> str:
     return out
 
 
+def without_latin(text: str) -> str:
+    """Chinese text without its stretches of Latin letters or code, and without the punctuation they leave dangling."""
+    text = _STRETCH.sub(lambda m: _CUT_MARK if LATIN.search(m.group()) or _CUT in m.group() else m.group(), text)
+    text = _BESIDE_CUT.sub(lambda m: "、" if m.group(1) and m.group(2) else "", text)
+    while True:
+        tidy = _EMPTY.sub("", text)
+        tidy = _DANGLING.sub("", tidy)
+        tidy = _OPENING.sub(lambda m: m.group(1), tidy)
+        if tidy == text:
+            break
+        text = tidy
+    return "".join(s for s in _SENTENCE.split(text) if CJK.search(s))  # a sentence with no Chinese left goes
+
+
 def clean(text: str) -> str:
-    """Markup to plain text; sentences with a number computed at build time left out."""
+    """Markup to plain text without Latin letters; sentences with a number computed at build time left out."""
     text = _ROLE.sub(_role, text)
-    text = _CODE.sub(lambda m: m.group(1), text)
+    text = _CODE.sub(_CUT, text)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = _EMPHASIS.sub(lambda m: m.group(2), text)
     if _DROP in text:
-        sentences = re.split(r"(?<=[。！？；])", text)
-        text = "".join(s for s in sentences if _DROP not in s)
+        text = "".join(s for s in _SENTENCE.split(text) if _DROP not in s)
+    text = without_latin(text)
     return re.sub(r"\s+", " ", text).strip()
 
 

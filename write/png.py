@@ -6,7 +6,7 @@ import zlib
 import numpy as np
 
 WHITE, GRID, AXIS, TEXT = (255, 255, 255), (228, 228, 228), (120, 120, 120), (60, 60, 60)
-STEP_COLOUR, MEASURED_COLOUR = (170, 200, 235), (31, 90, 170)
+STEP_COLOUR, MEASURED_COLOUR, VAL_COLOUR = (170, 200, 235), (31, 90, 170), (214, 96, 20)
 
 # A 3 x 5 pixel font for the axes' numbers: one string of 15 bits per character, row by row.
 FONT = {
@@ -14,7 +14,8 @@ FONT = {
     "4": "101101111001001", "5": "111100111001111", "6": "111100111101111", "7": "111001001001001",
     "8": "111101111101111", "9": "111101111001111", ".": "000000000000010", " ": "000000000000000",
     "l": "110010010010111", "o": "000000111101111", "s": "000011010001110", "t": "010111010010011",
-    "e": "000111101110011", "p": "000111101111100",
+    "e": "000111101110011", "p": "000111101111100", "r": "000111100100100", "a": "000011101101111",
+    "i": "010000010010010", "n": "000110101101101", "v": "000101101101010",
 }  # fmt: skip
 
 
@@ -60,13 +61,14 @@ def _line(img: np.ndarray, points: np.ndarray, colour, thickness: int = 1) -> No
                 img[ys[ok] + dy, xs[ok] + dx] = colour
 
 
-def loss_curve(step_losses, eval_steps, eval_losses, width: int = 640, height: int = 360) -> np.ndarray:
-    """The loss of every training step (light) and the measured loss (dark),
-    against the step; the y axis from 0, a grid line at every whole loss."""
+def loss_curve(step_losses, eval_steps, eval_losses, val_losses=(), width: int = 640, height: int = 360) -> np.ndarray:
+    """The loss of every training step (light), the loss measured on the training
+    text (dark blue, "train") and on the held-out text (orange, "val"), against
+    the step; the y axis from 0, a grid line at every whole loss."""
     img = np.full((height, width, 3), WHITE, dtype=np.uint8)
     left, right, top, bottom = 44, width - 24, 24, height - 46
     steps = max(len(step_losses), max(eval_steps, default=0), 1)
-    top_loss = max(1, int(np.ceil(max(list(step_losses) + list(eval_losses)))))
+    top_loss = max(1, int(np.ceil(max(list(step_losses) + list(eval_losses) + list(val_losses)))))
 
     def px(step, loss):
         x = left + (right - left) * np.asarray(step, float) / steps
@@ -91,4 +93,12 @@ def loss_curve(step_losses, eval_steps, eval_losses, width: int = 640, height: i
         _line(img, px(np.arange(1, len(step_losses) + 1), step_losses), STEP_COLOUR)
     if len(eval_losses) > 1:
         _line(img, px(eval_steps, eval_losses), MEASURED_COLOUR, thickness=3)
+    if len(val_losses) > 1:
+        _line(img, px(eval_steps, val_losses), VAL_COLOUR, thickness=3)
+    if len(val_losses):  # the legend, under the axis on the right, where no curve goes
+        x, y = right - 150, bottom + 31
+        for name, colour in (("train", MEASURED_COLOUR), ("val", VAL_COLOUR)):
+            img[y - 1 : y + 2, x : x + 24] = colour
+            _text(img, x + 30, y - 5, name)
+            x += 30 + 8 * len(name) + 20
     return img

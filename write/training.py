@@ -1,9 +1,16 @@
 """Training the student's GPT on the corpus, and sampling from it.
 
+The last tenth of the text is held out: the model trains on the first nine
+tenths only, and its loss is measured on both along the way. On the text it
+trains on the loss keeps falling; on the held-out tenth it falls as long as
+the model learns what holds for any Chinese of this course, and stops falling
+(or rises) once it learns the training text by heart. ``dropout`` (the
+``--dropout`` option) is the usual remedy.
+
 Everything random comes from the seed: the model's first weights
-(``torch.manual_seed``), the batches (a generator of their own) and the
-samples. The loss before and after is measured on the same fixed batches
-whatever the seed, so two runs can be compared.
+(``torch.manual_seed``), the batches (a generator of their own), the dropout
+and the samples. The loss is measured on the same fixed batches whatever the
+seed, so two runs can be compared.
 """
 from dataclasses import asdict, dataclass, field
 
@@ -24,6 +31,8 @@ class Settings:
     steps: int = 1500
     learning_rate: float = 3e-3
     seed: int = 1
+    dropout: float = 0.0  # GPT's dropout rate while training (none while measuring or writing)
+    val_share: float = 0.1  # the end of the text held out, never trained on
     eval_batches: int = 8  # batches in each measurement of the loss
     evals: int = 30  # measurements along the way, for the curve (at most one per 10 steps)
 
@@ -33,11 +42,13 @@ class Settings:
 
 @dataclass
 class History:
-    """The loss of every training batch, and the measured loss along the way."""
+    """The loss of every training batch, and the loss measured along the way:
+    on the text trained on (``eval_losses``) and on the held-out text (``val_losses``)."""
 
     step_losses: list = field(default_factory=list)  # step 1, 2, ...
     eval_steps: list = field(default_factory=list)
-    eval_losses: list = field(default_factory=list)
+    eval_losses: list = field(default_factory=list)  # the training text
+    val_losses: list = field(default_factory=list)  # the held-out text
 
     @property
     def before(self) -> float:
@@ -46,6 +57,26 @@ class History:
     @property
     def after(self) -> float:
         return self.eval_losses[-1]
+
+    @property
+    def val_before(self) -> float:
+        return self.val_losses[0]
+
+    @property
+    def val_after(self) -> float:
+        return self.val_losses[-1]
+
+    @property
+    def val_best(self) -> tuple[int, float]:
+        """(step, loss) where the held-out loss was lowest."""
+        k = min(range(len(self.val_losses)), key=self.val_losses.__getitem__)
+        return self.eval_steps[k], self.val_losses[k]
+
+
+def split(data: torch.Tensor, settings: Settings) -> tuple[torch.Tensor, torch.Tensor]:
+    """(train, val): the first part of the text and its last ``val_share``, held out."""
+    n = len(data) - round(len(data) * settings.val_share)
+    return data[:n], data[n:]
 
 
 def batch(data: torch.Tensor, settings: Settings, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -72,14 +103,19 @@ def measure(model, data: torch.Tensor, settings: Settings) -> float:
 def new_model(GPT, vocab: Vocabulary, settings: Settings):
     """The student's GPT, with the first weights the seed gives."""
     torch.manual_seed(settings.seed)
-    return GPT(len(vocab), settings.n_embd, settings.n_head, settings.n_layer, settings.block_size)
+    return GPT(len(vocab), settings.n_embd, settings.n_head, settings.n_layer, settings.block_size, settings.dropout)
 
 
-def train(GPT, text: str, settings: Settings, on_step=None):
-    """Train a new ``GPT`` on ``text``; returns (model, vocab, history).
-    ``on_step(step, loss)`` is called after every step."""
+def train(GPT, text: str, settings: Settings, on_step=None, on_measure=None):
+    """Train a new ``GPT`` on the first part of ``text``; returns (model, vocab, history).
+    ``on_step(step, loss)`` is called after every step, ``on_measure(step, train_loss, val_loss)``
+    after every measurement. The vocabulary is the whole text's, the held-out part's included."""
     vocab = Vocabulary(text)
     data = torch.tensor(vocab.encode(text), dtype=torch.long)
+    train_data, val_data = split(data, settings)
+    for part in (train_data, val_data):
+        if len(part) <= settings.block_size:
+            raise ValueError(f"a text of {len(text)} characters is too short to hold out a part of more than block_size")
     model = new_model(GPT, vocab, settings)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
     generator = torch.Generator().manual_seed(settings.seed)
@@ -89,12 +125,15 @@ def train(GPT, text: str, settings: Settings, on_step=None):
 
     def mark(step):
         history.eval_steps.append(step)
-        history.eval_losses.append(measure(model, data, settings))
+        history.eval_losses.append(measure(model, train_data, settings))
+        history.val_losses.append(measure(model, val_data, settings))
+        if on_measure:
+            on_measure(step, history.eval_losses[-1], history.val_losses[-1])
 
     mark(0)
     model.train()
     for step in range(1, settings.steps + 1):
-        x, y = batch(data, settings, generator)
+        x, y = batch(train_data, settings, generator)
         _, loss = model(x, y)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

@@ -11,8 +11,8 @@ def draw():
     fig, ax = plt.subplots(figsize=(7.2, 3.6))
     steps = range(1, len(history.step_losses) + 1)
     ax.plot(steps, history.step_losses, color="#a9c6ea", lw=0.8, label="每一批 / each batch")
-    ax.plot(history.eval_steps, history.eval_losses, color="#1f5aaa", lw=2,
-            label=f"固定的 {settings.eval_batches} 批 / {settings.eval_batches} fixed batches")  # fmt: skip
+    ax.plot(history.eval_steps, history.eval_losses, color="#1f5aaa", lw=2, label="训练的文字 / training text")
+    ax.plot(history.eval_steps, history.val_losses, color="#d6601a", lw=2, label="留出的文字 / held-out text")
     ax.axvline(gpt_trained.EARLY_STEPS, color="#888888", ls=":", lw=1)
     ax.annotate(f"{gpt_trained.EARLY_STEPS} 步 / steps", (gpt_trained.EARLY_STEPS, history.eval_losses[0] * 0.9),
                 xytext=(8, 0), textcoords="offset points", fontsize=9, color="#555555")  # fmt: skip
