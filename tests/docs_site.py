@@ -3,6 +3,7 @@
 The builds are slow (the figures, the grader's samples), so each edition is
 built once per test session and shared by every test that needs it.
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -52,3 +53,24 @@ def markdown_tokens(text: str):
     from myst_parser.parsers.mdit import create_md_parser
 
     return create_md_parser(MdParserConfig(enable_extensions={"colon_fence"}), RendererHTML).parse(text)
+
+
+@contextlib.contextmanager
+def serve(root: Path):
+    """Serve a built site over HTTP on the loopback address: yields (root, its address)."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -6,15 +6,31 @@ tree) and shows it like ``{figure}``: options and caption work the same.
 A ``draw()`` may instead return SVG text (the grader's class report draws its
 figures as SVG): it is saved as it is, as an SVG.
 
+A figure module's ``draw(narrow=False)`` may also draw a narrow variant for
+phones (``draw(narrow=True)``: panels stacked, larger text): the HTML then
+shows it with ``<picture>``, the narrow PNG in a ``<source>`` for screens up to
+NARROW_MEDIA and the wide one in the ``<img>``. On a phone's 390 px screen no
+text of a figure may be smaller than 11 CSS px: each image carries the size of
+its smallest text in image pixels (``data-min-font-px``; from the figure's
+text artists, points x dpi / 72), which tests/test_docs_phone.py multiplies by
+the displayed / natural width of the image the browser chose.
+
+Each module gives its alt text, ``alt()`` or ``ALT``: ``{"zh": ..., "en": ...}``,
+what the figure shows (built from its data, so that its numbers are true).
+A module without it is a warning (the build fails with -W). The ``<img>``'s
+alt is "中文 / English"; lang.js narrows it to the reader's language.
+
 In the HTML every figure's image (these and any plain ``{figure}``) is a link
-to the image file: on a phone a figure shrinks to the screen's width and its
-labels become too small to read, so a tap opens it at full size.
+to the (wide) image file, so a tap opens it at full size.
 """
 import importlib
+import inspect
 import os
 import posixpath
+import re
 import sys
 import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 
 from docutils import nodes
@@ -33,6 +49,12 @@ CJK_FONTS = [
     "Microsoft YaHei",
     "SimHei",
 ]
+
+DPI = 150  # the wide image's
+NARROW_DPI = 200  # a phone's screen has 2 or 3 pixels to a CSS px
+# Where the narrow variant is shown; docs/_static/site.css gives figures the
+# column's full width at the same breakpoint.
+NARROW_MEDIA = "(max-width: 600px)"
 
 
 def setup_matplotlib():
@@ -53,7 +75,7 @@ def setup_matplotlib():
             "font.family": ["DejaVu Sans", cjk[0]],
             "axes.unicode_minus": False,
             "figure.dpi": 100,
-            "savefig.dpi": 150,
+            "savefig.dpi": DPI,
             "svg.hashsalt": "docs",
         }
     )
@@ -87,30 +109,184 @@ class GeneratedFigure(Figure):
             raise self.error(f"no figure module {module_path}")
         env.note_dependency(str(module_path))
         try:
-            out = draw(name, Path(env.doctreedir) / "figures")
+            drawn = draw(name, Path(env.doctreedir) / "figures")
         except Exception as e:  # noqa: BLE001 - becomes a build error with the cause
             raise self.error(f"figure {name}: {type(e).__name__}: {e}") from e
-        self.arguments[0] = "/" + os.path.relpath(out, srcdir).replace(os.sep, "/")
+
+        def uri(image: "Drawn") -> str:
+            return "/" + os.path.relpath(image.path, srcdir).replace(os.sep, "/")
+
+        self.arguments[0] = uri(drawn.wide)
+        alt = drawn.alt
+        if alt is None:
+            logger.warning(
+                f"figure {name}: docs/figures/{name}.py gives no alt text: "
+                'an ALT = {"zh": ..., "en": ...} or an alt() returning one, saying what the figure shows',
+                location=(env.docname, self.lineno),
+            )
+        own_alt = alt is not None and "alt" not in self.options  # a page's :alt: comes first
+        if own_alt:
+            self.options["alt"] = f"{alt['zh']} / {alt['en']}"
         self.options.setdefault("alt", name.replace("_", " "))
-        return super().run()
+        result = super().run()
+        figure = next((n for n in result if isinstance(n, nodes.figure)), None)
+        image = next(iter(figure.findall(nodes.image)), None) if figure is not None else None
+        if image is None:
+            return result
+        shown = generated_image(image.rawsource, **image.attributes)
+        shown["data"] = {"data-min-font-px": f"{drawn.wide.min_font_px:.2f}"}
+        if own_alt:
+            shown["data"].update({"data-alt-zh": alt["zh"], "data-alt-en": alt["en"]})
+        if drawn.narrow is None:
+            image.replace_self(shown)
+            return result
+        shown["classes"].append("no-scaled-link")  # the picture is linked (link_figures_to_their_files)
+        picture = figure_picture()
+        source = figure_source(uri=uri(drawn.narrow), media=NARROW_MEDIA)
+        source["data"] = {"data-min-font-px": f"{drawn.narrow.min_font_px:.2f}"}
+        picture += [source, shown]
+        image.replace_self(picture)
+        return result
 
 
-def draw(name: str, folder: Path) -> Path:
-    """Draw figure ``name`` into ``folder``; returns the file written."""
+@dataclass
+class Drawn:
+    """An image file and the size of its smallest text, in the image's pixels
+    (for an SVG, in CSS px at its natural size)."""
+
+    path: Path
+    min_font_px: float
+
+
+@dataclass
+class DrawnFigure:
+    wide: Drawn
+    narrow: Drawn | None  # for phones, if the module draws one
+    alt: dict | None  # {"zh": ..., "en": ...}
+
+
+def draw(name: str, folder: Path) -> DrawnFigure:
+    """Draw figure ``name`` into ``folder`` (and its narrow variant, if the module has one)."""
     setup_matplotlib()
+    module = importlib.import_module(f"figures.{name}")
+    folder.mkdir(parents=True, exist_ok=True)
+    wide = _save(module.draw(), folder / name, DPI)
+    narrow = None
+    if "narrow" in inspect.signature(module.draw).parameters:
+        # a thin margin: the phone's page has its own, and every pixel of width makes the text larger
+        narrow = _save(module.draw(narrow=True), folder / f"{name}-narrow", NARROW_DPI, pad_inches=0.03)
+    return DrawnFigure(wide, narrow, _alt(module))
+
+
+def _alt(module) -> dict | None:
+    alt = module.alt() if callable(getattr(module, "alt", None)) else getattr(module, "ALT", None)
+    if alt is None:
+        return None
+    if not (isinstance(alt, dict) and all(isinstance(alt.get(k), str) and alt[k].strip() for k in ("zh", "en"))):
+        raise ValueError(f"the alt text must be {{'zh': ..., 'en': ...}}, not {alt!r}")
+    return {k: " ".join(alt[k].split()) for k in ("zh", "en")}
+
+
+def _save(fig, stem: Path, dpi: int, pad_inches: float = 0.1) -> Drawn:
     import matplotlib.pyplot as plt
 
-    module = importlib.import_module(f"figures.{name}")
-    fig = module.draw()
-    folder.mkdir(parents=True, exist_ok=True)
     if isinstance(fig, str):  # SVG text
-        out = folder / f"{name}.svg"
+        out = stem.with_suffix(".svg")
         out.write_text(fig, encoding="utf-8")
-        return out
-    out = folder / f"{name}.png"
-    fig.savefig(out, bbox_inches="tight", metadata={"Software": None})
+        return Drawn(out, smallest_svg_text_px(fig))
+    out = stem.with_suffix(".png")
+    fig.savefig(out, dpi=dpi, bbox_inches="tight", pad_inches=pad_inches, metadata={"Software": None})
+    size = smallest_text_pt(fig) * dpi / 72  # after the drawing: tick labels are made then
     plt.close(fig)
-    return out
+    return Drawn(out, size)
+
+
+def smallest_text_pt(fig) -> float:
+    """The font size in points of the smallest text drawn in a matplotlib figure."""
+    from matplotlib.text import Text
+
+    sizes = []
+
+    def walk(artist):
+        if not artist.get_visible():
+            return
+        if isinstance(artist, Text) and artist.get_text().strip():
+            sizes.append(artist.get_fontsize())
+        for child in artist.get_children():
+            walk(child)
+
+    walk(fig)
+    if not sizes:
+        raise ValueError("the figure has no text")
+    return min(sizes)
+
+
+def smallest_svg_text_px(svg: str) -> float:
+    """The smallest text of an SVG drawn by matplotlib with its text as paths
+    (svg.fonttype "path": every glyph run is a group scaled by font size / 100),
+    in CSS px at the SVG's natural size (its units are points)."""
+    scales = [float(s) for s in re.findall(r'<!-- .*? -->\s*<g transform="translate\([^)]*\) scale\(([0-9.]+) -', svg)]
+    if not scales:
+        raise ValueError("no text found in the SVG: only matplotlib's text drawn as paths is measured")
+    return min(scales) * 100 * 96 / 72
+
+
+class figure_picture(nodes.General, nodes.Element):
+    """``<picture>``: a figure's narrow variant for phones, then its wide image."""
+
+
+class figure_source(nodes.image):
+    """The narrow variant: an image node, so that Sphinx copies the file; a ``<source>`` in HTML."""
+
+
+class generated_image(nodes.image):
+    """A generated figure's ``<img>``, with the size of its smallest text and its alt text per language."""
+
+
+def visit_figure_picture(self, node):
+    self.body.append("<picture>")
+
+
+def depart_figure_picture(self, node):
+    self.body.append("</picture>\n")
+
+
+def visit_figure_source(self, node):
+    uri = node["uri"]
+    if uri in self.builder.images:
+        uri = posixpath.join(self.builder.imgpath, urllib.parse.quote(self.builder.images[uri]))
+    self.body.append(self.starttag(node, "source", "", empty=True, srcset=uri, media=node["media"], **node["data"]))
+    raise nodes.SkipNode
+
+
+def visit_generated_image(self, node):
+    if "no-scaled-link" in node["classes"]:
+        node["classes"].remove("no-scaled-link")  # read by Sphinx before the page is written
+    self.visit_image(node)
+    data = "".join(f' {name}="{self.attval(value)}"' for name, value in node.get("data", {}).items())
+    if not self.body[-1].startswith("<img "):
+        raise ValueError(f"a generated figure was not written as an <img>: {self.body[-1][:80]!r}")
+    self.body[-1] = "<img" + data + self.body[-1][4:]
+
+
+def depart_generated_image(self, node):
+    self.depart_image(node)
+
+
+def _skip(self, node):
+    raise nodes.SkipNode
+
+
+def _pass(self, node):
+    pass
+
+
+def _as_image(self, node):
+    self.visit_image(node)
+
+
+def _as_image_end(self, node):
+    self.depart_image(node)
 
 
 class full_size_link(nodes.reference):
@@ -123,15 +299,16 @@ class full_size_link(nodes.reference):
 
 
 def visit_full_size_link(self, node):
-    uri = node[0]["uri"]
+    uri = next(n for n in node.findall(nodes.image) if not isinstance(n, figure_source))["uri"]
     if uri in self.builder.images:
         uri = posixpath.join(self.builder.imgpath, urllib.parse.quote(self.builder.images[uri]))
     node["refuri"] = uri
-    self.visit_reference(node)
+    # Sphinx's visit_reference would do the same for an <img>, but it holds a <picture> too.
+    self.body.append(self.starttag(node, "a", "", href=uri, CLASS="reference internal image-reference"))
 
 
 def depart_full_size_link(self, node):
-    self.depart_reference(node)
+    self.body.append("</a>\n")
 
 
 def link_figures_to_their_files(app, doctree, docname):
@@ -141,16 +318,27 @@ def link_figures_to_their_files(app, doctree, docname):
         return
     for figure in doctree.findall(nodes.figure):
         for image in list(figure.findall(nodes.image)):
-            if isinstance(image.parent, nodes.reference):
+            if isinstance(image, figure_source):
+                continue  # linked with its picture
+            shown = image.parent if isinstance(image.parent, figure_picture) else image
+            if isinstance(shown.parent, nodes.reference):
                 continue  # a :target: of its own
             link = full_size_link("", internal=True)
-            image.replace_self(link)
-            link += image
+            shown.replace_self(link)
+            link += shown
 
 
 def setup(app):
     sys.path.insert(0, str(Path(app.srcdir)))  # for ``figures.<name>``
     app.add_directive("figure-gen", GeneratedFigure)
     app.add_node(full_size_link, html=(visit_full_size_link, depart_full_size_link))
+    other = ("latex", "text", "man", "texinfo")
+    app.add_node(figure_picture, html=(visit_figure_picture, depart_figure_picture), **{f: (_pass, _pass) for f in other})
+    app.add_node(figure_source, html=(visit_figure_source, None), **{f: (_skip, None) for f in other})
+    app.add_node(
+        generated_image,
+        html=(visit_generated_image, depart_generated_image),
+        **{f: (_as_image, _as_image_end) for f in other},
+    )
     app.connect("doctree-resolved", link_figures_to_their_files)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,6 +19,19 @@
       b.setAttribute("aria-pressed", String(b.dataset.mode === mode));
     });
     themeWords(mode);
+    altTexts(mode);
+  }
+
+  // A generated figure's alt text is "中文 / English" in the page
+  // (docs/_ext/figure_gen.py); with one language chosen it is that one's.
+  function altTexts(mode) {
+    document.querySelectorAll("img[data-alt-zh][data-alt-en]").forEach((img) => {
+      const { altZh, altEn } = img.dataset;
+      img.alt = mode === "zh" ? altZh : mode === "en" ? altEn : `${altZh} / ${altEn}`;
+      if (mode === "zh") img.lang = "zh-CN";
+      else if (mode === "en") img.lang = "en";
+      else img.removeAttribute("lang");
+    });
   }
 
   // Sphinx's scripts write a few words of their own ("Search Results", "Hide
@@ -43,13 +56,17 @@
 
   if (DOC) {
     // Called as Documentation.ngettext (never through a saved name), so it can be replaced.
+    // The number is filled in here: the caller replaces one "${resultCount}"
+    // (String.replace with a string replaces the first only), and "中文 / English"
+    // has one in each half. The only number ngettext is given is n.
+    const fill = (text, n) => text.replace(/\$\{\w+\}/g, String(n));
     DOC.ngettext = (singular, plural, n) => {
       const en = n === 1 ? singular : plural;
       const zh = CATALOG[singular];
       const mode = document.documentElement.dataset.lang;
-      if (zh === undefined || mode === "en") return en;
+      if (zh === undefined || mode === "en") return fill(en, n);
       const zhText = typeof zh === "string" ? zh : zh[0]; // Chinese has one form for every n
-      return mode === "zh" ? zhText : `${zhText} / ${en}`;
+      return fill(mode === "zh" ? zhText : `${zhText} / ${en}`, n);
     };
   }
 

@@ -1,4 +1,8 @@
-"""ex5: the attention weights of one (untrained) head over a line of Chinese."""
+"""ex5: the attention weights of one (untrained) head over a line of Chinese.
+
+One picture for every screen: no text under 10 points, 11 CSS px or more on a
+390 px phone (docs/_ext/figure_gen.py).
+"""
 import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
@@ -25,6 +29,27 @@ def weights() -> torch.Tensor:
     return wei[0]
 
 
+def alt() -> dict:
+    w = weights()
+    T = len(LINE)
+    last = w[-1].tolist()
+    top = max(range(T), key=lambda j: last[j])
+    stands_out = last[top] > 0.5
+    return {
+        "zh": f"{T}×{T} 的表：一个随机初始化、还没训练的头 Head({N_EMBD}, {HEAD_SIZE}) 读“{LINE}”的注意力权重。"
+        "每一行是正在读的字，每一列是被关注的字，格子里写着权重；对角线以上都是 0，每行之和为 1。"
+        f"第一行“{LINE[0]}”只能看自己，权重是 1；最后一行“{LINE[-1]}”的权重是 "
+        + "、".join(f"{c} {v:.2f}" for c, v in zip(LINE, last))
+        + (f"，大半给了“{LINE[top]}”。" if stands_out else "，没有哪个字占到一半。"),
+        "en": f"A {T}×{T} table: the attention weights of an untrained, randomly initialised head, Head({N_EMBD}, {HEAD_SIZE}), "
+        f"reading {LINE}. Each row is the character being read, each column a character attended to, and each cell holds "
+        f"its weight; above the diagonal every weight is 0, and each row adds up to 1. The first row, {LINE[0]}, can only "
+        f"see itself: weight 1. The last row, {LINE[-1]}, gives "
+        + ", ".join(f"{c} {v:.2f}" for c, v in zip(LINE, last))
+        + (f": most of it to {LINE[top]}." if stands_out else ": no character gets half."),
+    }
+
+
 def draw():
     w = weights()
     T = len(LINE)
@@ -33,7 +58,7 @@ def draw():
     for i in range(T):
         for j in range(T):
             v = w[i, j].item()
-            ax.text(j, i, f"{v:.2f}" if v else "0", ha="center", va="center", fontsize=9, color="white" if v > 0.6 else "black")
+            ax.text(j, i, f"{v:.2f}" if v else "0", ha="center", va="center", fontsize=10, color="white" if v > 0.6 else "black")
     ax.set_xticks(range(T), list(LINE), fontsize=13)
     ax.set_yticks(range(T), list(LINE), fontsize=13)
     ax.set_xlabel("被关注的字 / attended to")
