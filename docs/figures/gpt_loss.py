@@ -12,13 +12,16 @@ def alt() -> dict:
     _, _, _, settings, history = gpt_trained.trained()
     every = history.eval_steps[1] - history.eval_steps[0]
     first, last = history.eval_losses[0], history.eval_losses[-1]
+    best_step, best = history.val_best
     return {
         "zh": f"折线图：训练 {settings.steps} 步中的损失，横轴是训练步数，纵轴是损失。浅色细线是每一批的损失，上下抖动；"
-        f"深色粗线是每隔 {every} 步在同样 {settings.eval_batches} 批上量出的损失，从 {first:.2f} 降到 {last:.2f}。"
+        f"蓝色粗线是每隔 {every} 步在训练的文字上量出的损失，从 {first:.2f} 降到 {last:.2f}；"
+        f"橙色粗线是在留出的文字上量出的，第 {best_step} 步降到最低的 {best:.2f}，之后回升到 {history.val_after:.2f}。"
         f"虚线标在第 {gpt_trained.EARLY_STEPS} 步。",
         "en": f"A line chart: the loss over {settings.steps} training steps, steps across, loss up. A thin light line, "
-        f"each batch's loss, jitters; a thick dark line, the loss measured on the same {settings.eval_batches} batches "
-        f"every {every} steps, falls from {first:.2f} to {last:.2f}. A dotted line marks step "
+        f"each batch's loss, jitters; a thick blue line, the loss measured on the training text every {every} steps, "
+        f"falls from {first:.2f} to {last:.2f}; a thick orange line, measured on the held-out text, falls to its lowest, "
+        f"{best:.2f}, at step {best_step} and climbs back to {history.val_after:.2f}. A dotted line marks step "
         f"{gpt_trained.EARLY_STEPS}.",
     }
 
@@ -31,8 +34,8 @@ def draw(narrow: bool = False):
     fig, ax = plt.subplots(figsize=(4.0, 3.4) if narrow else (7.2, 3.6))
     steps = range(1, len(history.step_losses) + 1)
     ax.plot(steps, history.step_losses, color="#a9c6ea", lw=0.8, label="每一批 / each batch")
-    ax.plot(history.eval_steps, history.eval_losses, color="#1f5aaa", lw=2,
-            label=f"固定的 {settings.eval_batches} 批 / {settings.eval_batches} fixed batches")  # fmt: skip
+    ax.plot(history.eval_steps, history.eval_losses, color="#1f5aaa", lw=2, label="训练的文字 / training text")
+    ax.plot(history.eval_steps, history.val_losses, color="#d6601a", lw=2, label="留出的文字 / held-out text")
     ax.axvline(gpt_trained.EARLY_STEPS, color="#888888", ls=":", lw=1)
     ax.annotate(f"{gpt_trained.EARLY_STEPS} 步 / steps", (gpt_trained.EARLY_STEPS, history.eval_losses[0] * 0.9),
                 xytext=(8, 0), textcoords="offset points", fontsize=small, color="#555555")  # fmt: skip
