@@ -5,7 +5,8 @@ the solutions with one file replaced by a mistake from the project's catalogue
 (``tests/catalogue/wrong/``), graded the way a student's copy grades it: public
 checks only, hidden points shown as ``(+n)``. Tokens, comma-separated:
 
-- ``<exercise>__<mistake>``: that catalogue file in place of its exercise;
+- ``<exercise>__<mistake>``: that catalogue file in place of its exercise
+  (from ``tests/catalogue/wrong/``, or else ``tests/catalogue/uncaught/``);
 - ``stub:<exercise>``: the untouched stub from ``exercises/``;
 - ``all``: grade every exercise (otherwise only the ones replaced).
 
@@ -36,6 +37,7 @@ from sphinx.util.docutils import SphinxDirective
 logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
 WRONG = ROOT / "tests" / "catalogue" / "wrong"
+UNCAUGHT = ROOT / "tests" / "catalogue" / "uncaught"  # mistakes no check catches (the teaching page lists them)
 SPEC_IN_SOURCE = re.compile(r"\{(?:grader-output|public-checks-catch)\}[ \t]+([^\n]+)")
 
 _cache: dict[str, dict] = {}
@@ -180,6 +182,8 @@ def submission(spec: str, into: Path) -> tuple[Path, str | None]:
             ex, source = token[5:], ROOT / "exercises" / f"{token[5:]}.py"
         else:
             ex, source = token.split("__")[0], WRONG / f"{token}.py"
+            if not source.is_file() and (UNCAUGHT / f"{token}.py").is_file():
+                source = UNCAUGHT / f"{token}.py"
         if ex not in IDS or not source.is_file():
             raise SystemExit(f"unknown sample token {token!r} ({source} does not exist)")
         shutil.copy(source, folder / f"{ex}.py")

@@ -1,53 +1,96 @@
 """The catalogue's mistakes for one exercise, with the checks that catch each.
 
 ``{mistake-table} ex4_masking`` is a table with a row per file
-``tests/catalogue/wrong/ex4_masking__<mistake>.py``: the mistake (the file's
-name and the first line of its docstring) and the checks it fails, public
-first, then hidden ones marked so, found by grading it with the teacher's
-checks (``grader_output.py``'s grading script with ``--all-checks``, which
-grades only the replaced exercise). tests/test_catalogue.py holds every
-catalogue file to losing points, so every row names at least one check.
+``tests/catalogue/wrong/ex4_masking__<mistake>.py``, found by grading it with
+the teacher's checks (``grader_output.py``'s grading script with
+``--all-checks``, which grades only the replaced exercise):
 
-The page is in the teacher edition only; all the catalogue files are graded
-in one run of that script, the first time a table is needed.
+- the mistake: the file's name and its docstring, in English (the first line)
+  and in Chinese (the line ``zh: ...`` under it);
+- the points it loses: the exercise's points less what the file scores;
+- the checks it fails, public first, then hidden ones marked so ("all N
+  checks" where it fails every one);
+- what the grader names: the diagnoses (``诊断 / found``) in the feedback of
+  those checks, read as the class report reads them
+  (``grader.class_data.diagnosis_in``), or a dash where the feedback only
+  says what differs.
+
+tests/test_catalogue.py holds every catalogue file to losing points, so every
+row names at least one check.
+
+``{uncaught-table}`` lists ``tests/catalogue/uncaught/``: mistakes that no
+check catches. Each file there must score full marks with the teacher's
+checks (tests/test_mistake_table.py holds them to it, and so does the build):
+one that starts losing points belongs in wrong/.
+
+A catalogue file without its Chinese line fails the build (a warning, and the
+build runs with -W). The page is in the teacher edition only; all the
+catalogue files are graded in one run of that script, the first time a table
+is needed.
 """
 import ast
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import grader_output
-from bilingual import lang_inline
+from bilingual import lang_block, lang_inline
+from check_list import _name as check_name
+from grader.class_data import diagnosis_in
 from grader.exercises import BY_ID, IDS
 
+logger = logging.getLogger(__name__)
+
 WRONG = grader_output.WRONG
+UNCAUGHT = grader_output.UNCAUGHT
+ZH_PREFIX = "zh: "
+_CJK = re.compile("[\u3400-\u9fff]")
 
 
-def stems(exercise: str | None = None) -> list[str]:
-    """The catalogue's mistakes (file stems), of one exercise or of all."""
-    return sorted(p.stem for p in WRONG.glob("*.py") if exercise is None or p.stem.split("__")[0] == exercise)
+class NoChinese(ValueError):
+    """A catalogue file's docstring has no ``zh: ...`` line."""
+
+
+def stems(exercise: str | None = None, folder: Path = WRONG) -> list[str]:
+    """The catalogue's mistakes (file stems) in ``folder``, of one exercise or of all."""
+    return sorted(p.stem for p in folder.glob("*.py") if exercise is None or p.stem.split("__")[0] == exercise)
+
+
+def describe(path: Path) -> tuple[str, str]:
+    """(English, Chinese) of a catalogue file: its docstring's first line,
+    without its "ex4 mistake: " prefix, and the line ``zh: ...`` under it.
+    NoChinese if that line is missing, empty or not Chinese."""
+    doc = (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").strip()
+    lines = [line.strip() for line in doc.splitlines()]
+    first = lines[0] if lines else path.stem
+    head, sep, rest = first.partition(" mistake: ")
+    en = rest if sep and " " not in head else first
+    zh = [line[len(ZH_PREFIX) :].strip() for line in lines[1:] if line.startswith(ZH_PREFIX)]
+    if len(zh) != 1 or not _CJK.search(zh[0]):
+        raise NoChinese(f"{path.name}: the docstring needs one line {ZH_PREFIX!r} under the English, saying the same in Chinese")
+    return en, zh[0]
 
 
 def mistake(stem: str) -> str:
-    """The first line of the file's docstring, without its "ex4 mistake: " prefix."""
-    doc = ast.get_docstring(ast.parse((WRONG / f"{stem}.py").read_text(encoding="utf-8"))) or ""
-    first = doc.strip().splitlines()[0] if doc.strip() else stem
-    head, sep, rest = first.partition(" mistake: ")
-    return rest if sep and " " not in head else first
+    """The English description of a wrong file (see ``describe``)."""
+    return describe(WRONG / f"{stem}.py")[0]
 
 
 _graded: dict[str, dict] = {}  # stem -> that catalogue file graded with every check
 
 
 def graded() -> dict:
-    """Every catalogue file graded with the teacher's checks (once per build)."""
-    missing = [s for s in stems() if s not in _graded]
+    """Every catalogue file, wrong and uncaught, graded with the teacher's checks (once per build)."""
+    missing = [s for s in stems() + stems(folder=UNCAUGHT) if s not in _graded]
     if missing:
         fd, result_file = tempfile.mkstemp(prefix="docs-mistakes-", suffix=".json")
         os.close(fd)
@@ -65,26 +108,124 @@ def graded() -> dict:
     return _graded
 
 
+def _failed(sample: dict) -> list[dict]:
+    """The checks a graded sample failed, public ones first."""
+    failed = [t for t in sample["json"]["tests"] if t["status"] == "failed"]
+    return sorted(failed, key=lambda t: t["tags"][1] == "hidden")
+
+
 def catching_checks(sample: dict) -> list[tuple[str, bool]]:
     """(check, hidden) for every check a graded sample failed, public ones first."""
-    failed = [(t["tags"][2], t["tags"][1] == "hidden") for t in sample["json"]["tests"] if t["status"] == "failed"]
-    return sorted(failed, key=lambda c: c[1])
+    return [(t["tags"][2], t["tags"][1] == "hidden") for t in _failed(sample)]
+
+
+def points_lost(sample: dict) -> float:
+    """The exercise's points less what the sample scored (it is graded on its exercise alone)."""
+    return sample["max_score"] - sample["score"]
+
+
+def diagnoses(sample: dict) -> list[tuple[str, str]]:
+    """(Chinese, English) of each mistake the feedback names, in the order of
+    the checks (public first), each once."""
+    found = []
+    for t in _failed(sample):
+        d = diagnosis_in(str(t.get("output") or ""))
+        if d and d not in found:
+            found.append(d)
+    return found
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
 
 
 def _both(zh: str, en: str) -> list[nodes.Node]:
     return [lang_inline(zh, zh, lang="zh"), lang_inline(en, en, lang="en")]
 
 
+_LONG = re.compile(r"[^\s\u3400-\u9fff\u3000-\u303f\uff00-\uffef]{20,}")  # code in a sentence: no space to break at
+
+
+def _breakable(text: str) -> nodes.Node:
+    """Text whose long stretches of code may break after "_", ".", "(" or ","
+    (<wbr>): position_embedding_table(torch.arange(T)) would widen its column
+    past the page."""
+    if not _LONG.search(text):
+        return nodes.Text(text)
+    parts, end = [], 0
+    for m in _LONG.finditer(text):
+        parts += [html.escape(text[end : m.start()]), re.sub(r"([_.(,])", r"\1<wbr>", html.escape(m.group()))]
+        end = m.end()
+    parts.append(html.escape(text[end:]))
+    return nodes.raw(text, "".join(parts), format="html")
+
+
+def _blocks(zh: str, en: str) -> list[nodes.Node]:
+    """The two languages as two paragraphs, the site's bilingual blocks."""
+    out = []
+    for lang, text in (("zh", zh), ("en", en)):
+        block = lang_block(lang=lang)
+        block += nodes.paragraph("", "", _breakable(text))
+        out.append(block)
+    return out
+
+
+def _named(name: str, zh: str, en: str) -> list[nodes.Node]:
+    """A mistake's cell: its name, then what it is in each language. The name
+    may break after each "_" (<wbr>): mask_filled_with_zero_own_ex3_a_stub is
+    wider than its column."""
+    parts = "_<wbr>".join(html.escape(part) for part in name.split("_"))
+    code = nodes.raw(name, f'<code class="docutils literal notranslate mistake-name"><span class="pre">{parts}</span></code>', format="html")
+    return [nodes.paragraph("", "", code), *_blocks(zh, en)]
+
+
 def _row(cells: list[list[nodes.Node]]) -> nodes.row:
+    """A row; a cell is a list of inline nodes (one paragraph) or of blocks."""
     row = nodes.row()
     for content in cells:
         entry = nodes.entry()
-        entry += nodes.paragraph("", "", *content)
+        if content and all(isinstance(n, nodes.Element) and not isinstance(n, nodes.Inline) for n in content):
+            entry.extend(content)
+        else:
+            entry += nodes.paragraph("", "", *content)
         row += entry
     return row
 
 
-class MistakeTable(SphinxDirective):
+def _table(classes: list[str], title: list[nodes.Node], widths: tuple[int, ...], head: list[list[nodes.Node]]):
+    """A table with its columns' widths in proportion to ``widths`` (docutils
+    writes them out for a table of class colwidths-given)."""
+    table = nodes.table(classes=[*classes, "colwidths-given"])
+    table += nodes.title("", "", *title)
+    group = nodes.tgroup(cols=len(widths))
+    table += group
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+    thead = nodes.thead()
+    group += thead
+    thead += _row(head)
+    body = nodes.tbody()
+    group += body
+    return table, body
+
+
+class _CatalogueDirective(SphinxDirective):
+    def described(self, path: Path) -> tuple[str, str] | None:
+        self.env.note_dependency(str(path))
+        try:
+            return describe(path)
+        except NoChinese as e:
+            logger.warning(str(e), location=self.get_location())
+            return None
+
+    def samples(self, what: str) -> dict:
+        try:
+            return graded()
+        except Exception as e:  # noqa: BLE001
+            raise self.error(f"{{{what}}}: {e}") from e
+
+
+class MistakeTable(_CatalogueDirective):
     required_arguments = 1
 
     def run(self):
@@ -94,41 +235,72 @@ class MistakeTable(SphinxDirective):
         found = stems(exercise)
         if not found:
             raise self.error(f"the catalogue has no mistakes for {exercise}")
-        for stem in found:
-            self.env.note_dependency(str(WRONG / f"{stem}.py"))
         for visibility in ("public", "hidden"):
             self.env.note_dependency(str(grader_output.ROOT / "checks" / visibility / f"test_{exercise}.py"))
-        try:
-            samples = graded()
-        except Exception as e:  # noqa: BLE001
-            raise self.error(f"{{mistake-table}} {exercise}: {e}") from e
+        texts = {stem: self.described(WRONG / f"{stem}.py") for stem in found}
+        samples = self.samples(f"mistake-table {exercise}")
 
-        table = nodes.table(classes=["mistake-table"])
         ex = BY_ID[exercise]
-        table += nodes.title("", "", nodes.literal(exercise, exercise), nodes.Text(" "), *_both(ex.zh, ex.en))
-        group = nodes.tgroup(cols=2)
-        table += group
-        for width in (3, 2):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        group += head
-        head += _row([_both("错误", "mistake"), _both("抓住它的检查", "checks that catch it")])
-        body = nodes.tbody()
-        group += body
+        table, body = _table(
+            ["mistake-table"],
+            [nodes.literal(exercise, exercise), nodes.Text(" "), *_both(ex.zh, ex.en)],
+            (4, 1, 3, 4),
+            [_both("错误", "mistake"), _both("丢的分", "points lost"), _both("抓住它的检查", "checks that catch it"), _both("评分程序说出的错误", "what the grader names")],
+        )
         for stem in found:
             name = stem.split("__", 1)[1]
-            checks = catching_checks(samples[stem])
+            sample = samples[stem]
+            checks = catching_checks(sample)
             if not checks:
                 raise self.error(f"{stem} fails no check: the catalogue holds every file to losing points")
             caught = []
-            for i, (check, hidden) in enumerate(checks):
-                caught += ([nodes.Text(", ")] if i else []) + [nodes.literal(check, check)]
+            every = len(sample["json"]["tests"])  # the exercise's checks, public and hidden
+            if len(checks) == every > 1:
+                caught = _both(f"全部 {every} 项检查", f"all {every} checks")
+            for i, (check, hidden) in enumerate(checks if not caught else []):
+                caught += ([nodes.Text(", ")] if i else []) + [check_name(check)]
                 if hidden:
                     caught += [nodes.Text(" ("), *_both("隐藏", "hidden"), nodes.Text(")")]
-            body += _row([[nodes.literal(name, name), nodes.Text(": " + mistake(stem))], caught])
+            en, zh = texts[stem] or (stem, stem)
+            named = [block for zh_d, en_d in diagnoses(sample) for block in _blocks(zh_d, en_d)]
+            body += _row([
+                _named(name, zh, en),
+                [nodes.Text(_num(points_lost(sample)))],
+                caught,
+                named or [nodes.Text("—")],
+            ])
+        return [table]
+
+
+class UncaughtTable(_CatalogueDirective):
+    """Every file of tests/catalogue/uncaught/: the mistakes no check catches."""
+
+    def run(self):
+        found = stems(folder=UNCAUGHT)
+        if not found:
+            raise self.error("tests/catalogue/uncaught/ holds no mistakes")
+        texts = {stem: self.described(UNCAUGHT / f"{stem}.py") for stem in found}
+        samples = self.samples("uncaught-table")
+        table, body = _table(
+            ["mistake-table", "uncaught-table"],
+            _both("没有检查抓得住的错误", "mistakes no check catches"),
+            (2, 6),
+            [_both("练习", "exercise"), _both("错误", "mistake")],
+        )
+        for stem in found:
+            exercise, name = stem.split("__", 1)
+            sample = samples[stem]
+            if points_lost(sample) or catching_checks(sample):
+                logger.warning(
+                    "tests/catalogue/uncaught/%s.py loses %s points (%s): a check catches it now, so it belongs in tests/catalogue/wrong/",
+                    stem, _num(points_lost(sample)), ", ".join(c for c, _ in catching_checks(sample)), location=self.get_location(),
+                )
+            en, zh = texts[stem] or (stem, stem)
+            body += _row([[nodes.literal(exercise, exercise)], _named(name, zh, en)])
         return [table]
 
 
 def setup(app):
     app.add_directive("mistake-table", MistakeTable)
+    app.add_directive("uncaught-table", UncaughtTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

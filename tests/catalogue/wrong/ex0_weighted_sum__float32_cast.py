@@ -1,4 +1,6 @@
-"""ex0 mistake: the inputs are cast to float32, so float64 inputs come back as float32."""
+"""ex0 mistake: the inputs are cast to float32, so float64 inputs come back as float32.
+zh: 输入先被转成 float32，float64 的输入回来成了 float32。
+"""
 import torch
 
 

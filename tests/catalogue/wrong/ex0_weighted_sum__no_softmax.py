@@ -1,4 +1,6 @@
-"""ex0 mistake: the raw scores are used as weights, with no softmax."""
+"""ex0 mistake: the raw scores are used as weights, with no softmax.
+zh: 直接拿原始分数当权重，没有做 softmax。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex1 mistake: every row is divided by T instead of by its own count i+1."""
+"""ex1 mistake: every row is divided by T instead of by its own count i+1.
+zh: 每一行都除以 T，而不是除以这一行自己的个数 i+1。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex1 mistake: tril divided by arange(1, T+1) without unsqueeze, which divides columns instead of rows."""
+"""ex1 mistake: tril divided by arange(1, T+1) without unsqueeze, which divides columns instead of rows.
+zh: tril 除以 arange(1, T+1) 时没有 unsqueeze，结果是按列除，不是按行除。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex1 mistake: average_past uses the float32 matrix as it is, so a float64 x cannot be multiplied."""
+"""ex1 mistake: average_past uses the float32 matrix as it is, so a float64 x cannot be multiplied.
+zh: average_past 直接拿 float32 的矩阵去乘，float64 的 x 乘不上。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex1 mistake: the lower-triangular matrix of ones is returned without dividing each row by its sum."""
+"""ex1 mistake: the lower-triangular matrix of ones is returned without dividing each row by its sum.
+zh: 返回全是 1 的下三角矩阵，没有把每一行除以它的和。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex1 mistake: torch.triu instead of torch.tril, so each position averages itself and the future."""
+"""ex1 mistake: torch.triu instead of torch.tril, so each position averages itself and the future.
+zh: 用了 torch.triu 而不是 torch.tril，每个位置平均的是自己和未来。
+"""
 import torch
 
 

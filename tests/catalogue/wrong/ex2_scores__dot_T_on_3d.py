@@ -1,4 +1,6 @@
-"""ex2 mistake: k.T on a 3-D tensor, which reverses every dim (the batch too) instead of the last two."""
+"""ex2 mistake: k.T on a 3-D tensor, which reverses every dim (the batch too) instead of the last two.
+zh: 对三维张量用 k.T：它把所有维度都倒过来（连批维度也换了），而不只是交换最后两维。
+"""
 import torch
 
 

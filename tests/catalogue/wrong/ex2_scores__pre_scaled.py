@@ -1,4 +1,6 @@
-"""ex2 mistake: the scores are already scaled by the square root of head_size (that is ex3)."""
+"""ex2 mistake: the scores are already scaled by the square root of head_size (that is ex3).
+zh: 分数已经除以了 head_size 的平方根（那是 ex3 的事）。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex3 mistake: casts the scores to float32, so float64 scores come back as float32."""
+"""ex3 mistake: casts the scores to float32, so float64 scores come back as float32.
+zh: 把分数转成了 float32，float64 的分数回来成了 float32。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex3 mistake: scales in place with scores.mul_, changing the caller's tensor."""
+"""ex3 mistake: scales in place with scores.mul_, changing the caller's tensor.
+zh: 用 scores.mul_ 原地缩放，改动了调用者传进来的张量。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex3 mistake: multiplies by sqrt(head_size) instead of dividing by it."""
+"""ex3 mistake: multiplies by sqrt(head_size) instead of dividing by it.
+zh: 乘以 sqrt(head_size)，而不是除以它。
+"""
 import torch
 
 

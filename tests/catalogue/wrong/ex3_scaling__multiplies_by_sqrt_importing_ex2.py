@@ -1,4 +1,6 @@
-"""ex3 mistake: multiplies by the square root of head_size, in a file that imports ex2 (the grader's while ex3 is graded) and must still be graded on its own code."""
+"""ex3 mistake: multiplies by the square root of head_size, in a file that imports ex2 (the grader's while ex3 is graded) and must still be graded on its own code.
+zh: 乘以 head_size 的平方根；文件还导入了 ex2（评 ex3 时那是评分程序自己的 ex2），评分仍然只看它自己的代码。
+"""
 # submitted with: the stub of ex2_scores
 import torch
 from ex2_scores import attention_scores

@@ -1,4 +1,6 @@
-"""ex3 mistake: scales by scores.shape[-1] (T) instead of the head_size argument."""
+"""ex3 mistake: scales by scores.shape[-1] (T) instead of the head_size argument.
+zh: 用 scores.shape[-1]（也就是 T）缩放，而不是传进来的 head_size。
+"""
 import torch
 
 

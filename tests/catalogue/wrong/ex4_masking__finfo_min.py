@@ -1,4 +1,6 @@
-"""ex4 mistake: the future is filled with the smallest float32 instead of -inf."""
+"""ex4 mistake: the future is filled with the smallest float32 instead of -inf.
+zh: 未来填的是 float32 能表示的最小数，而不是 -inf。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex4 mistake: causal_weights casts to float32, so float64 scores come back as float32."""
+"""ex4 mistake: causal_weights casts to float32, so float64 scores come back as float32.
+zh: causal_weights 转成了 float32，float64 的分数回来成了 float32。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex4 mistake: the mask is built for block_size 8 and sliced, so T > 8 breaks."""
+"""ex4 mistake: the mask is built for block_size 8 and sliced, so T > 8 breaks.
+zh: 掩码按 block_size 8 建好再切片，T 一超过 8 就出错。
+"""
 import torch
 
 

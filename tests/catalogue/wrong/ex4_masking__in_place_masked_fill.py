@@ -1,4 +1,6 @@
-"""ex4 mistake: masked_fill_ (in place) changes the caller's scores."""
+"""ex4 mistake: masked_fill_ (in place) changes the caller's scores.
+zh: 用了原地修改的 masked_fill_，改动了调用者的分数。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex4 mistake: the future is filled with -1e9 instead of float('-inf')."""
+"""ex4 mistake: the future is filled with -1e9 instead of float('-inf').
+zh: 未来填的是 -1e9，而不是 float('-inf')。
+"""
 import torch
 
 

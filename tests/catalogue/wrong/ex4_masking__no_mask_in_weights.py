@@ -1,4 +1,6 @@
-"""ex4 mistake: causal_weights forgets to call causal_mask before softmax."""
+"""ex4 mistake: causal_weights forgets to call causal_mask before softmax.
+zh: causal_weights 在 softmax 之前忘了调用 causal_mask。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex4 mistake: causal_weights is ex0's weighted_sum (imported as ws) of the identity, with no mask, while the student's own ex0 is a stub."""
+"""ex4 mistake: causal_weights is ex0's weighted_sum (imported as ws) of the identity, with no mask, while the student's own ex0 is a stub.
+zh: causal_weights 借 ex0 的 weighted_sum（以 ws 的名字导入）对单位矩阵加权，没有掩码；学生自己的 ex0 还没写。
+"""
 # submitted with: the stub of ex0_weighted_sum
 import torch
 from ex0_weighted_sum import weighted_sum as ws

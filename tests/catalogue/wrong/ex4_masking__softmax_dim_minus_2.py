@@ -1,4 +1,6 @@
-"""ex4 mistake: causal_weights takes softmax over dim -2 (columns) instead of -1."""
+"""ex4 mistake: causal_weights takes softmax over dim -2 (columns) instead of -1.
+zh: causal_weights 在 dim -2（按列）上做 softmax，而不是 -1。
+"""
 import torch
 
 

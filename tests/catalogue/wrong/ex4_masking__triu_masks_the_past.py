@@ -1,4 +1,6 @@
-"""ex4 mistake: torch.triu instead of torch.tril, so the past is masked and the future kept."""
+"""ex4 mistake: torch.triu instead of torch.tril, so the past is masked and the future kept.
+zh: 用了 torch.triu 而不是 torch.tril，遮住的是过去，留下的是未来。
+"""
 import torch
 
 

@@ -1,4 +1,6 @@
-"""ex4 mistake: torch.tril(scores), then every 0 is taken as the future and set to -inf (real zero scores in the past too)."""
+"""ex4 mistake: torch.tril(scores), then every 0 is taken as the future and set to -inf (real zero scores in the past too).
+zh: 先做 torch.tril(scores)，再把所有的 0 都当作未来换成 -inf（过去里本来就是 0 的分数也被遮住了）。
+"""
 import torch
 
 

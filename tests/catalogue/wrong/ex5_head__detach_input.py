@@ -1,4 +1,6 @@
-"""ex5 mistake: x is detached at the start of forward, so no gradient flows back to the input."""
+"""ex5 mistake: x is detached at the start of forward, so no gradient flows back to the input.
+zh: forward 一开头就把 x detach 了，梯度传不回输入。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

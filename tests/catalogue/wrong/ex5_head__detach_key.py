@@ -1,4 +1,6 @@
-"""ex5 mistake: the keys are detached, so no gradient reaches key.weight (or x through the keys)."""
+"""ex5 mistake: the keys are detached, so no gradient reaches key.weight (or x through the keys).
+zh: 键被 detach 了，梯度到不了 key.weight（也不能经由键传回 x）。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

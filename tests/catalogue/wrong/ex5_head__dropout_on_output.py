@@ -1,4 +1,6 @@
-"""ex5 mistake: dropout is applied to the output instead of to the attention weights."""
+"""ex5 mistake: dropout is applied to the output instead of to the attention weights.
+zh: dropout 用在了输出上，而不是注意力权重上。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,4 +1,6 @@
-"""ex5 mistake: the weights are cast with .float(), which breaks a float64 head."""
+"""ex5 mistake: the weights are cast with .float(), which breaks a float64 head.
+zh: 权重用 .float() 转了类型，float64 的头因此出错。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,4 +1,6 @@
-"""ex5 mistake: F.dropout(..., training=True) keeps dropout on in eval mode."""
+"""ex5 mistake: F.dropout(..., training=True) keeps dropout on in eval mode.
+zh: F.dropout(..., training=True) 让 dropout 在 eval 模式下也开着。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

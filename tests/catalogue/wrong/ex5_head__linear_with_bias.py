@@ -1,4 +1,6 @@
-"""ex5 mistake: the key, query and value layers have bias=True."""
+"""ex5 mistake: the key, query and value layers have bias=True.
+zh: 键、查询、值三个线性层用了 bias=True。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,4 +1,6 @@
-"""ex5 mistake: the mask is made at the first forward's T and kept; a later, longer input is padded with ones (no mask) past it."""
+"""ex5 mistake: the mask is made at the first forward's T and kept; a later, longer input is padded with ones (no mask) past it.
+zh: 掩码按第一次 forward 的 T 建好后一直留着；之后来了更长的输入，多出来的部分用 1 补齐，等于没有掩码。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,4 +1,6 @@
-"""ex5 mistake: the future is filled with 0 instead of -inf before softmax."""
+"""ex5 mistake: the future is filled with 0 instead of -inf before softmax.
+zh: softmax 之前把未来填成 0，而不是 -inf。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,4 +1,6 @@
-"""ex5 mistake: the future filled with 0 instead of -inf, in a Head that imports scale_scores from the student's ex3, still a stub."""
+"""ex5 mistake: the future filled with 0 instead of -inf, in a Head that imports scale_scores from the student's ex3, still a stub.
+zh: 未来填成 0 而不是 -inf；这个 Head 从学生自己的 ex3 导入 scale_scores，而 ex3 还没写。
+"""
 # submitted with: the stub of ex3_scaling
 import torch
 import torch.nn as nn

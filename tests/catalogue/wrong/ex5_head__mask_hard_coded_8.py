@@ -1,4 +1,6 @@
-"""ex5 mistake: the mask is an 8 x 8 tril whatever block_size is; for T > 8 the positions past 8 are not masked."""
+"""ex5 mistake: the mask is an 8 x 8 tril whatever block_size is; for T > 8 the positions past 8 are not masked.
+zh: 不管 block_size 是多少，掩码都是 8 × 8 的 tril；T 大于 8 时，8 以后的位置没有被遮住。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

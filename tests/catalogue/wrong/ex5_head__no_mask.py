@@ -1,4 +1,6 @@
-"""ex5 mistake: no causal mask, so every position attends to the future."""
+"""ex5 mistake: no causal mask, so every position attends to the future.
+zh: 没有因果掩码，每个位置都看得见未来。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

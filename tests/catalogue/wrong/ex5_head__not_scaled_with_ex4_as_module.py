@@ -1,4 +1,6 @@
-"""ex5 mistake: the scores are not scaled, in a Head built with ex2 and ex4 imported as modules while the student's own ex4 is wrong."""
+"""ex5 mistake: the scores are not scaled, in a Head built with ex2 and ex4 imported as modules while the student's own ex4 is wrong.
+zh: 分数没有缩放；这个 Head 把 ex2 和 ex4 当作模块导入，而学生自己的 ex4 是错的。
+"""
 # submitted with: wrong/ex4_masking__masks_the_diagonal.py
 import torch.nn as nn
 import ex2_scores

@@ -1,4 +1,6 @@
-"""ex5 mistake: queries and keys are swapped (k @ q^T instead of q @ k^T)."""
+"""ex5 mistake: queries and keys are swapped (k @ q^T instead of q @ k^T).
+zh: 查询和键用反了（k @ q^T，而不是 q @ k^T）。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

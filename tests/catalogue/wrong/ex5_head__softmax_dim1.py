@@ -1,4 +1,6 @@
-"""ex5 mistake: softmax over dim=1 (the query positions) instead of dim=-1."""
+"""ex5 mistake: softmax over dim=1 (the query positions) instead of dim=-1.
+zh: softmax 做在 dim=1（查询的位置）上，而不是 dim=-1。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,4 +1,6 @@
-"""ex5 mistake: the full (block_size, block_size) tril is used without slicing it to T."""
+"""ex5 mistake: the full (block_size, block_size) tril is used without slicing it to T.
+zh: 直接用整个 (block_size, block_size) 的 tril，没有切成 T × T。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

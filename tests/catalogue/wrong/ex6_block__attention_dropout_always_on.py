@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention uses F.dropout(..., training=True), so dropout stays on in eval mode."""
+"""ex6 mistake: MultiHeadAttention uses F.dropout(..., training=True), so dropout stays on in eval mode.
+zh: MultiHeadAttention 用 F.dropout(..., training=True)，eval 模式下 dropout 还开着。
+"""
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

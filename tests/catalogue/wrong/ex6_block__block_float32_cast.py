@@ -1,4 +1,6 @@
-"""ex6 mistake: Block.forward casts x to float32, so a float64 block breaks."""
+"""ex6 mistake: Block.forward casts x to float32, so a float64 block breaks.
+zh: Block.forward 把 x 转成 float32，float64 的块因此出错。
+"""
 import torch
 import torch.nn as nn
 

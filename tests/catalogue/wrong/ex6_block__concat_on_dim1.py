@@ -1,4 +1,6 @@
-"""ex6 mistake: the heads are concatenated on dim 1 (time) instead of the last dim."""
+"""ex6 mistake: the heads are concatenated on dim 1 (time) instead of the last dim.
+zh: 各个头在 dim 1（时间维）上拼接，而不是在最后一维上。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention applies dropout before proj instead of after it."""
+"""ex6 mistake: MultiHeadAttention applies dropout before proj instead of after it.
+zh: MultiHeadAttention 把 dropout 放在 proj 之前，而不是之后。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: Block builds its feed-forward layer inline instead of calling FeedForward."""
+"""ex6 mistake: Block builds its feed-forward layer inline instead of calling FeedForward.
+zh: Block 就地自己搭了一个前馈层，而不是调用 FeedForward。
+"""
 import torch
 import torch.nn as nn
 

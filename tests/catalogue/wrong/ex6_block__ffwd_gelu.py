@@ -1,4 +1,6 @@
-"""ex6 mistake: the feed-forward network uses GELU where the contract says ReLU."""
+"""ex6 mistake: the feed-forward network uses GELU where the contract says ReLU.
+zh: 前馈网络用了 GELU，约定里写的是 ReLU。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: the feed-forward network has no Dropout at its end."""
+"""ex6 mistake: the feed-forward network has no Dropout at its end.
+zh: 前馈网络的最后没有 Dropout。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: the feed-forward hidden layer is n_embd wide instead of 4 * n_embd."""
+"""ex6 mistake: the feed-forward hidden layer is n_embd wide instead of 4 * n_embd.
+zh: 前馈网络的隐藏层宽 n_embd，而不是 4 * n_embd。
+"""
 import torch
 import torch.nn as nn
 

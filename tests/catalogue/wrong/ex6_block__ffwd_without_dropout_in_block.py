@@ -1,4 +1,6 @@
-"""ex6 mistake: Block builds ffwd = FeedForward(n_embd) without dropout."""
+"""ex6 mistake: Block builds ffwd = FeedForward(n_embd) without dropout.
+zh: Block 建的是 ffwd = FeedForward(n_embd)，没有把 dropout 传进去。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: the feed-forward network has no ReLU between its two linear layers."""
+"""ex6 mistake: the feed-forward network has no ReLU between its two linear layers.
+zh: 前馈网络的两个线性层之间没有 ReLU。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention builds Head(n_embd, head_size, dropout, block_size), block_size and dropout swapped."""
+"""ex6 mistake: MultiHeadAttention builds Head(n_embd, head_size, dropout, block_size), block_size and dropout swapped.
+zh: MultiHeadAttention 建的是 Head(n_embd, head_size, dropout, block_size)，block_size 和 dropout 的位置换了。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake, written another way: a head_size of 4 (12 // 3 in the public checks) and n_embd // 4 heads, n_head never read."""
+"""ex6 mistake, written another way: a head_size of 4 (12 // 3 in the public checks) and n_embd // 4 heads, n_head never read.
+zh: 同一个错误的另一种写法：head_size 写死成 4（公开检查里是 12 // 3），头数取 n_embd // 4，n_head 根本没用上。
+"""
 import torch
 import torch.nn as nn
 

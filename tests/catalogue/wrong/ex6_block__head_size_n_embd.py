@@ -1,4 +1,6 @@
-"""ex6 mistake: every head gets head_size = n_embd instead of n_embd // n_head."""
+"""ex6 mistake: every head gets head_size = n_embd instead of n_embd // n_head.
+zh: 每个头的 head_size 都是 n_embd，而不是 n_embd // n_head。
+"""
 import torch
 import torch.nn as nn
 

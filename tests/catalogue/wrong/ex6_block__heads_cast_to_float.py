@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention casts the concatenated heads with .float(), so after double() proj gets a float32 input."""
+"""ex6 mistake: MultiHeadAttention casts the concatenated heads with .float(), so after double() proj gets a float32 input.
+zh: MultiHeadAttention 用 .float() 转换拼接好的结果，double() 之后 proj 拿到的是 float32 的输入。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention writes each head into torch.zeros(B, T, C), a float32 tensor, so a float64 input comes out float32."""
+"""ex6 mistake: MultiHeadAttention writes each head into torch.zeros(B, T, C), a float32 tensor, so a float64 input comes out float32.
+zh: MultiHeadAttention 把每个头的输出写进 torch.zeros(B, T, C)，那是 float32 的张量，float64 的输入出来成了 float32。
+"""
 import torch
 import torch.nn as nn
 

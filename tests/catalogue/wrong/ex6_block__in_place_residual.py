@@ -1,4 +1,6 @@
-"""ex6 mistake: the residuals are added in place (x += ...), which modifies the caller's input."""
+"""ex6 mistake: the residuals are added in place (x += ...), which modifies the caller's input.
+zh: 残差用原地加法（x += ...），改动了调用者的输入。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: the second residual is added in place, over a tensor that backward needs (ln2 saved it)."""
+"""ex6 mistake: the second residual is added in place, over a tensor that backward needs (ln2 saved it).
+zh: 第二个残差原地相加，覆盖了反向传播还要用的张量（ln2 把它存下了）。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: Block uses ln1 before the feed-forward layer too, so ln2 is never used."""
+"""ex6 mistake: Block uses ln1 before the feed-forward layer too, so ln2 is never used.
+zh: Block 在前馈层之前用的也是 ln1，ln2 从来没用上。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention takes (n_embd, block_size, n_head, dropout), but Block passes (n_embd, n_head, block_size, dropout): wrong number of heads."""
+"""ex6 mistake: MultiHeadAttention takes (n_embd, block_size, n_head, dropout), but Block passes (n_embd, n_head, block_size, dropout): wrong number of heads.
+zh: MultiHeadAttention 的参数顺序是 (n_embd, block_size, n_head, dropout)，Block 却按 (n_embd, n_head, block_size, dropout) 传：头的个数错了。
+"""
 import torch
 import torch.nn as nn
 

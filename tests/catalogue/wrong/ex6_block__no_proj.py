@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention has no proj layer after the concatenation."""
+"""ex6 mistake: MultiHeadAttention has no proj layer after the concatenation.
+zh: MultiHeadAttention 拼接之后没有 proj 层。
+"""
 import torch
 import torch.nn as nn
 

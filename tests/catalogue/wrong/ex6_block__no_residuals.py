@@ -1,4 +1,6 @@
-"""ex6 mistake: Block has no residual connections (x = sa(ln1(x)) instead of x = x + ...)."""
+"""ex6 mistake: Block has no residual connections (x = sa(ln1(x)) instead of x = x + ...).
+zh: Block 没有残差连接（写成 x = sa(ln1(x))，而不是 x = x + ...）。
+"""
 import torch
 import torch.nn as nn
 

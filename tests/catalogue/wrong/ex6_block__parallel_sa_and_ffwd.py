@@ -1,4 +1,6 @@
-"""ex6 mistake: attention and feed-forward run in parallel (x + sa(ln1 x) + ffwd(ln2 x)) instead of one after the other."""
+"""ex6 mistake: attention and feed-forward run in parallel (x + sa(ln1 x) + ffwd(ln2 x)) instead of one after the other.
+zh: 注意力和前馈层并排算（x + sa(ln1 x) + ffwd(ln2 x)），而不是一个接一个。
+"""
 import torch
 import torch.nn as nn
 

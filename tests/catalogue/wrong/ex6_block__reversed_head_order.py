@@ -1,4 +1,6 @@
-"""ex6 mistake: the heads are concatenated in reverse order."""
+"""ex6 mistake: the heads are concatenated in reverse order.
+zh: 各个头按相反的顺序拼接。
+"""
 import torch
 import torch.nn as nn
 

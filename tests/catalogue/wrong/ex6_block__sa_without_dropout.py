@@ -1,4 +1,6 @@
-"""ex6 mistake: Block builds sa = MultiHeadAttention(n_embd, n_head, block_size) without dropout."""
+"""ex6 mistake: Block builds sa = MultiHeadAttention(n_embd, n_head, block_size) without dropout.
+zh: Block 建的是 sa = MultiHeadAttention(n_embd, n_head, block_size)，没有传 dropout。
+"""
 import torch
 import torch.nn as nn
 

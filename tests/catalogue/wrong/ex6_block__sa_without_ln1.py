@@ -1,4 +1,6 @@
-"""ex6 mistake: Block calls sa on x directly, without ln1."""
+"""ex6 mistake: Block calls sa on x directly, without ln1.
+zh: Block 直接对 x 调用 sa，没有先经过 ln1。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex6 mistake: MultiHeadAttention builds three heads whatever n_head says (the public checks' own number), each n_embd // 3 wide."""
+"""ex6 mistake: MultiHeadAttention builds three heads whatever n_head says (the public checks' own number), each n_embd // 3 wide.
+zh: 不管 n_head 是多少，MultiHeadAttention 都建三个头（正是公开检查用的个数），每个宽 n_embd // 3。
+"""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-"""ex7 mistake: the blocks are built as Block(n_embd, n_head, block_size), without the dropout rate."""
+"""ex7 mistake: the blocks are built as Block(n_embd, n_head, block_size), without the dropout rate.
+zh: 块是按 Block(n_embd, n_head, block_size) 建的，没有传 dropout。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: generate crops idx to its first block_size tokens, idx[:, :block_size]."""
+"""ex7 mistake: generate crops idx to its first block_size tokens, idx[:, :block_size].
+zh: generate 把 idx 裁成前 block_size 个字，idx[:, :block_size]。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: generate samples from the first position's logits, logits[:, 0, :]."""
+"""ex7 mistake: generate samples from the first position's logits, logits[:, 0, :].
+zh: generate 按第一个位置的 logits 抽字，logits[:, 0, :]。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

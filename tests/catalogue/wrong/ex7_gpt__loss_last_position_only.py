@@ -1,4 +1,6 @@
-"""ex7 mistake: the loss is the cross-entropy of the last position only."""
+"""ex7 mistake: the loss is the cross-entropy of the last position only.
+zh: loss 只算了最后一个位置的交叉熵。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: the cross-entropy is taken of the softmax probabilities instead of the logits."""
+"""ex7 mistake: the cross-entropy is taken of the softmax probabilities instead of the logits.
+zh: 交叉熵算在 softmax 之后的概率上，而不是 logits 上。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

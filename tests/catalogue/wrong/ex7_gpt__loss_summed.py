@@ -1,4 +1,6 @@
-"""ex7 mistake: the loss is summed over the positions (reduction='sum') instead of averaged."""
+"""ex7 mistake: the loss is summed over the positions (reduction='sum') instead of averaged.
+zh: loss 对所有位置求和（reduction='sum'），而不是取平均。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: the logits are transposed to (B, V, T) for cross_entropy and then flattened as if they were (B, T, V)."""
+"""ex7 mistake: the logits are transposed to (B, V, T) for cross_entropy and then flattened as if they were (B, T, V).
+zh: 为了 cross_entropy 把 logits 转置成 (B, V, T)，接着又把它当成 (B, T, V) 展平。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: generate passes the raw logits to torch.multinomial, without the softmax."""
+"""ex7 mistake: generate passes the raw logits to torch.multinomial, without the softmax.
+zh: generate 把原始的 logits 直接交给 torch.multinomial，没有做 softmax。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: generate feeds the whole idx to the model, never cropped to block_size."""
+"""ex7 mistake: generate feeds the whole idx to the model, never cropped to block_size.
+zh: generate 把整个 idx 送进模型，从不裁到 block_size。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: lm_head is applied to the blocks' output without the final layer norm."""
+"""ex7 mistake: lm_head is applied to the blocks' output without the final layer norm.
+zh: 块的输出没经过最后的层归一化就进了 lm_head。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,6 @@
-"""ex7 mistake: forward adds no position embedding (the blocks get the token embeddings alone)."""
+"""ex7 mistake: forward adds no position embedding (the blocks get the token embeddings alone).
+zh: forward 没有加位置嵌入（块只拿到字的嵌入）。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

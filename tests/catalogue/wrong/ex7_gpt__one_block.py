@@ -1,4 +1,6 @@
-"""ex7 mistake: n_layer is ignored: blocks holds a single Block."""
+"""ex7 mistake: n_layer is ignored: blocks holds a single Block.
+zh: 忽略了 n_layer：blocks 里只有一个 Block。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

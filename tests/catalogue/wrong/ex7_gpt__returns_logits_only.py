@@ -1,4 +1,6 @@
-"""ex7 mistake: forward returns the logits alone, not (logits, loss), and generate uses them so."""
+"""ex7 mistake: forward returns the logits alone, not (logits, loss), and generate uses them so.
+zh: forward 只返回 logits，而不是 (logits, loss)，generate 也照这样用它。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

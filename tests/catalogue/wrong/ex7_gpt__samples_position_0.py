@@ -1,4 +1,6 @@
-"""ex7 mistake: generate draws from the softmax of logits[:, 0], the first position, not the last."""
+"""ex7 mistake: generate draws from the softmax of logits[:, 0], the first position, not the last.
+zh: generate 按 logits[:, 0]，也就是第一个位置的 softmax 抽字，而不是最后一个位置。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

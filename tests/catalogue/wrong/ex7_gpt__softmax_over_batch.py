@@ -1,4 +1,6 @@
-"""ex7 mistake: generate's softmax runs over dim 0 (the batch) instead of the vocabulary."""
+"""ex7 mistake: generate's softmax runs over dim 0 (the batch) instead of the vocabulary.
+zh: generate 的 softmax 做在 dim 0（批）上，而不是词表上。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

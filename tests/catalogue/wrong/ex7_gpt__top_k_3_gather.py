@@ -1,4 +1,6 @@
-"""ex7 mistake: generate samples among the 3 most likely tokens only, with torch.topk and gather."""
+"""ex7 mistake: generate samples among the 3 most likely tokens only, with torch.topk and gather.
+zh: generate 用 torch.topk 和 gather，只在概率最大的 3 个字里抽。
+"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

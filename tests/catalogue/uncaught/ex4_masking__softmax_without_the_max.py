@@ -1,0 +1,48 @@
+"""ex4 mistake: causal_weights does the softmax by hand as exp(s) / sum(exp(s)), without subtracting the row's max: a past score of 89 overflows in float32 and NaN comes out.
+zh: causal_weights 手写 softmax，写成 exp(s) / sum(exp(s))，没有先减去每行的最大值：过去的分数到了 89，float32 就溢出，结果里出现 NaN。
+"""
+import torch
+
+
+def causal_mask(scores: torch.Tensor) -> torch.Tensor:
+    """把对角线以上（j > i）的分数换成 -inf，其余不变，返回新张量。
+    Replace every score above the diagonal (j > i) by -inf and keep the rest;
+    return a new tensor.
+
+    形状 / Shapes::
+
+        scores  (..., T, T)
+        返回 / returns (..., T, T)
+
+    例子 / Example::
+
+        >>> causal_mask(torch.ones(3, 3))
+        tensor([[1., -inf, -inf],
+                [1., 1., -inf],
+                [1., 1., 1.]])
+    """
+    T = scores.shape[-1]
+    tril = torch.tril(torch.ones(T, T, dtype=torch.bool, device=scores.device))  # (T, T)
+    return scores.masked_fill(~tril, float("-inf"))  # (..., T, T), not in place
+
+
+def causal_weights(scores: torch.Tensor) -> torch.Tensor:
+    """先做因果掩码，再对最后一维做 softmax：每行和为 1，未来位置权重为 0。
+    Apply the causal mask, then softmax over the last dimension: every row
+    adds up to 1 and puts zero weight on the future.
+
+    形状 / Shapes::
+
+        scores  (..., T, T)
+        返回 / returns (..., T, T)
+
+    例子 / Example::
+
+        >>> causal_weights(torch.zeros(3, 3))
+        tensor([[1.0000, 0.0000, 0.0000],
+                [0.5000, 0.5000, 0.0000],
+                [0.3333, 0.3333, 0.3333]])
+    """
+    s = causal_mask(scores)
+    e = torch.exp(s)  # (..., T, T)
+    return e / e.sum(dim=-1, keepdim=True)
