@@ -26,7 +26,7 @@ def sources() -> list[Path]:
 
 def sphinx_build(srcdir: Path, outdir: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
+        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", "-j", "auto",
          "-d", str(outdir.parent / f"doctrees-{outdir.name}"), *extra, str(srcdir), str(outdir)],
         cwd=ROOT,
         capture_output=True,
