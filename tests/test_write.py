@@ -355,6 +355,6 @@ def test_ctrl_c_stops_without_a_traceback(tmp_path):
     time.sleep(1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err[-3000:]
     assert "中断了 / interrupted" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
