@@ -4,20 +4,55 @@ These are the process-level protections: they hold with or without an OS
 sandbox around the child.
 """
 import ctypes
+import math
 import os
 import resource
 import signal
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+
+# For the project's own tests only: ATTENTION_TIME_SCALE, a number in (0, 1]
+# (default 1), multiplies every default time limit below, so that a test
+# waits out shorter limits through the same code (tests/test_attacks.py sets
+# it for the graders it starts). Students and teachers never set it. It is
+# read here alone, when the grading process makes its Limits (at its start):
+# a child that runs submission code gets its limits as numbers in its spec,
+# from an environment the grader cleared; nothing above 1 is taken, so it can
+# only shorten them. The grader's waits that guard its own work rather than
+# wait out a submission's (endpoints.WORD_SECONDS for a stopped child,
+# batch.STUDENT_SECONDS) keep their length.
+TIME_SCALE = "ATTENTION_TIME_SCALE"
+
+
+def time_scale() -> float:
+    """The factor ATTENTION_TIME_SCALE asks for; ValueError unless in (0, 1]."""
+    text = os.environ.get(TIME_SCALE, "").strip()
+    if not text:
+        return 1.0
+    try:
+        scale = float(text)
+    except ValueError:
+        scale = math.nan
+    if not 0 < scale <= 1:  # nan and inf fail this too
+        raise ValueError(f"{TIME_SCALE}={text!r}: must be a number in (0, 1], the factor that shortens the time limits for tests (unset it to grade)")
+    return scale
+
+
+def _seconds(default: float):
+    return field(default_factory=lambda: default * time_scale())
+
+
+def _whole_seconds(default: int):
+    return field(default_factory=lambda: max(1, math.ceil(default * time_scale())))
 
 
 @dataclass(frozen=True)
 class Limits:
-    import_seconds: float = 20.0  # a correct but slow import of a few seconds still passes
-    request_seconds: float = 10.0  # one call of a student function
-    exercise_seconds: float = 60.0  # everything one exercise may take, restarts included
+    import_seconds: float = _seconds(20.0)  # a correct but slow import of a few seconds still passes
+    request_seconds: float = _seconds(10.0)  # one call of a student function
+    exercise_seconds: float = _seconds(60.0)  # everything one exercise may take, restarts included
     memory_bytes: int = 2 * 1024**3  # on top of what the process maps before the submission runs
     output_bytes: int = 16 * 1024  # captured stdout + stderr kept for feedback; the rest is drained
-    cpu_seconds: int = 120  # a backstop for the wall-clock limits above
+    cpu_seconds: int = _whole_seconds(120)  # a backstop for the wall-clock limits above
     file_bytes: int = 16 * 1024**2  # largest file a submission may write
     processes: int = 64  # extra processes a submission may start (for root: by its control group, or its own user)
 

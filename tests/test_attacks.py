@@ -45,9 +45,10 @@ submission where an attack leaves markers for the test: writable without the
 sandbox, out of sight in it) and ``__ATTACK_PORT__`` (a port on 127.0.0.1
 where the test listens).
 
-The gradings run three at a time in the background (most of their time is
-spent importing torch or waiting out a time limit); each test waits for its
-own. ``-k ATTACK`` grades only that attack.
+The gradings run in the background, one per processor and one more (most
+of their time is spent importing torch or waiting out a time limit); each
+test waits for its own. ``-k ATTACK`` grades only that attack. Their time
+limits are the real ones shortened by ``TIME_SCALE`` (below).
 """
 import base64
 import compileall
@@ -68,15 +69,17 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass
+from unittest import mock
 
 import pytest
 
 from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
 from grader import cgroup, child_user
+from grader import limits as limits_mod
 from grader import sandbox as sandbox_mod
 from grader import submission as submission_mod
 from grader.exercises import IDS
-from grader.limits import become_subreaper
+from grader.limits import Limits, become_subreaper
 from grader.redact import MARK
 from grader.stubs import solution_regions
 
@@ -92,6 +95,21 @@ NO_SANDBOX = "no sandbox can be made here (bubblewrap and user namespaces); CI i
 # processes count together (grader/cgroup.py); made where the grader is root.
 GROUP = cgroup.available()
 OWN_USER = child_user.wanted(False) and child_user.probe(child_user.interpreter_paths(), []).user is not None
+
+# The graders this test starts wait out time limits shortened by this factor
+# (grader/limits.py: ATTENTION_TIME_SCALE): the same code paths, half the
+# waiting. It is set in their environment only, not in this test run's (the
+# docs a full run builds show the real limits); one set around the run wins
+# (ATTENTION_TIME_SCALE=1: the real limits). Half, no less: the attacks that
+# take their time honestly at import (slow_import's 4 s, solutions_walk's
+# 6 s) must stay within the import limit, and a stopped child must still be
+# found out by the grader's 5 s wait for its word (WORD_SECONDS in
+# grader/endpoints.py) before its import limit cuts that wait short.
+TIME_SCALE = os.environ.get(limits_mod.TIME_SCALE) or "0.5"
+with mock.patch.dict(os.environ, {limits_mod.TIME_SCALE: TIME_SCALE}):
+    LIMITS = Limits()  # what those graders give each child
+# The grader's messages say the limits in whole seconds.
+IMPORT_S, REQUEST_S, EXERCISE_S = (f"{s:.0f} s" for s in (LIMITS.import_seconds, LIMITS.request_seconds, LIMITS.exercise_seconds))
 
 FULL = "full"
 # What the attacked exercise earns when the file is honest apart from the
@@ -157,11 +175,11 @@ FEEDBACK = {
     "ex0_weighted_sum__import_solutions": ["ModuleNotFoundError", "solutions"],
     "ex0_weighted_sum__sys_exit_import": ["importing the file failed", "SystemExit", "exit(0)"],
     "ex0_weighted_sum__os_exit_in_function": ["the process ended unexpectedly"],
-    "ex0_weighted_sum__endless_import": ["importing the file took over 20 s"],
-    "ex4_masking__endless_import_ignoring_signals": ["importing the file took over 20 s"],
-    # Six checks of 10 s fill the 60 s budget: on a loaded machine the last
-    # restart can come after the budget is spent.
-    "ex0_weighted_sum__sigterm_loop": [("time limit: no answer within 10 s", "used up its 60 s of time")],
+    "ex0_weighted_sum__endless_import": [f"importing the file took over {IMPORT_S}"],
+    "ex4_masking__endless_import_ignoring_signals": [f"importing the file took over {IMPORT_S}"],
+    # Six checks of a request limit each fill the exercise's budget: on a
+    # loaded machine the last restart can come after the budget is spent.
+    "ex0_weighted_sum__sigterm_loop": [(f"time limit: no answer within {REQUEST_S}", f"used up its {EXERCISE_S} of time")],
     "ex0_weighted_sum__memory_torch_empty": ["RuntimeError"],
     "ex0_weighted_sum__memory_bytearray": ["MemoryError"],
     "ex0_weighted_sum__tensor_subclass": ["Answer", "not a plain torch.Tensor"],
@@ -234,7 +252,7 @@ FULL_RUNS = {
     "ex2_scores__plant_modules_for_later",
     "ex3_scaling__double_fork_daemon",
     "ex3_scaling__kill_zygote",
-    # ex5's child is started ahead while ex4's checks wait out the 20 s import:
+    # ex5's child is started ahead while ex4's checks wait out the import limit:
     # its own import deadline must not run out meanwhile.
     "ex4_masking__endless_import_ignoring_signals",
     # In the sandbox its kill(-1) must reach no other exercise's child (ex3's,
@@ -309,6 +327,22 @@ HARDLINKED = {"ex0_weighted_sum__hardlink"}
 
 # Started first: they wait out time limits.
 SLOW = ["ex0_weighted_sum__sigterm_loop", "ex0_weighted_sum__endless_import", "ex4_masking__endless_import_ignoring_signals", "ex0_weighted_sum__kill_zygote", "ex0_weighted_sum__slow_import", "ex0_weighted_sum__solutions_walk"]
+
+
+def _processors() -> int:
+    """The processors this run may use (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# Gradings side by side: one per processor, and one more to wait out a time
+# limit (SLOW go first) while the others keep the processors busy; at most 6,
+# for memory: each holds a grader and a zygote that imported torch, and some
+# attacks (memory_in_forks, memory_in_memfd: side by side in ATTACKS) touch
+# up to their 2 GiB limit.
+WORKERS = min(_processors(), 5) + 1
 
 TAG_ENV = b"ATTACK_TAG="
 PROJECT_PARTS = ("grader", "checks", "solutions")
@@ -559,7 +593,7 @@ def run_attack(mode: str, attack: str, root: str, port: int) -> Outcome:
             capture_output=True,
             text=True,
             timeout=600,
-            env={**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1"},
+            env={**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE},
             start_new_session=True,
         )
         results = json.loads(_read(json_path)) if os.path.exists(json_path) else None
@@ -624,7 +658,7 @@ def outcomes(full_marks, tmp_path_factory, request):
     runnable = {a for a in ATTACKS if full_marks[exercise_of(a)] > 0}
     order = [(m, a) for a in SLOW for m in MODES if (m, a) in selected]
     order += [(m, a) for a in ATTACKS for m in MODES if (m, a) in selected and a not in SLOW]
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=3)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS)
     futures = {key: pool.submit(run_attack, *key, root, listener.port) for key in order if key[1] in runnable}
 
     def get(mode: str, attack: str) -> Outcome:
