@@ -24,6 +24,14 @@ class CheckFailed(AssertionError):
         self.diagnosed = diagnosed  # the hint names the mistake the answer matches
         self.difference = difference  # what differs, in general terms
 
+    @property
+    def diagnosis(self) -> Text | None:
+        """The mistake the answer matches, when the check named one: the
+        grader's own text, chosen by the check in the grading process (the
+        plugin carries it into ``CheckResult.diagnosis``, and from there into
+        results.json; the class report counts it from there)."""
+        return self.hint if self.diagnosed and self.hint else None
+
 
 @dataclass
 class Fault:

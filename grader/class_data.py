@@ -5,6 +5,13 @@ else: ``grades.csv`` says who the students are and their points;
 ``<safe id>/results.json`` says, check by check, what happened. It never
 runs or imports the grader's grading side (no torch).
 
+What a check found is read from its ``extra_data`` (``report.check_data``):
+its kind (public or hidden), whether it met the untouched stub
+(``started``) and the mistake it named (``diagnosis``), all decided by the
+grading process. Its ``output`` (the feedback, which quotes what the
+submission raised and printed) is never read: a submission that prints a
+diagnosis of its own is not counted.
+
 A student is *graded* when their results.json is this run's (it names the
 student, holds the submission's hash and agrees with the row's points);
 otherwise the row's note says why not. A file that cannot be read is
@@ -20,13 +27,11 @@ import os
 from dataclasses import dataclass, field
 
 from grader.intake import safe_name
-from grader.text import DIAGNOSIS_LABEL, NOT_IMPLEMENTED, TESTED_LABEL
 
 GRADES = "grades.csv"
 RESULTS = "results.json"
 FEEDBACK = "feedback.md"
 MAX_RESULTS_BYTES = 64 * 1024**2  # the batch's own limit on a results.json it reads back
-_STUB_OUTPUT = f"{NOT_IMPLEMENTED.zh}\n{NOT_IMPLEMENTED.en}"
 
 
 class NotBatchOutput(Exception):
@@ -98,6 +103,7 @@ def read(out: str) -> ClassData:
     maxima = {ex: 0.0 for ex in exercises}
     checks: dict[tuple, Check] = {}
     diagnoses: dict[tuple, Diagnosis] = {}
+    older_files: list[str] = []  # results.json without the checks' extra_data
     for s in students:
         results = _read_results(out, s, problems)
         if results is None:
@@ -109,46 +115,66 @@ def read(out: str) -> ClassData:
         if not s.graded:
             continue
         untouched = {ex: bool(seen_maxima[ex]) for ex in exercises}  # until a check says otherwise
+        older = False
         for t in tests:
-            ex, check_id, hidden = _tags(t)
+            ex, check_id = _tags(t)
             if ex not in maxima:
                 continue
+            data = check_data(t)
+            older = older or data is None
             c = checks.get((ex, check_id))
             if c is None:
-                c = checks[(ex, check_id)] = Check(ex, check_id, _title(t, ex), _float(t.get("max_score")), hidden)
+                c = checks[(ex, check_id)] = Check(ex, check_id, _title(t, ex), _float(t.get("max_score")), _hidden(t, data))
             c.tried += 1
             passed = t.get("status") == "passed"
             c.passed += passed
-            output = str(t.get("output") or "")
-            if passed or not output.startswith(_STUB_OUTPUT):
+            if passed or data is None or data.started:
                 untouched[ex] = False
-            found = None if passed else diagnosis_in(output)
+            found = None if passed or data is None else data.diagnosis
             if found:
                 d = diagnoses.setdefault((ex, *found), Diagnosis(ex, *found))
                 if s.id not in d.students:
                     d.students.append(s.id)
         s.not_started = [ex for ex in exercises if untouched[ex]]
+        if older:
+            older_files.append(f"{safe_name(s.id)}/{RESULTS}")
+    if older_files:
+        shown = ", ".join(older_files[:5]) + (f", ... (+{len(older_files) - 5})" if len(older_files) > 5 else "")
+        problems.append(
+            f"{shown}：旧版评分程序写的，其中的错误和未开始的练习没有计入，用 --force 重新评分 / "
+            "written by an older grader: their mistakes and unstarted exercises are not counted (regrade with --force)"
+        )
     ranked = sorted(diagnoses.values(), key=lambda d: (-len(d.students), exercises.index(d.exercise)))
     return ClassData(out, exercises, maxima, students, list(checks.values()), ranked, problems)
 
 
-def diagnosis_in(output: str) -> tuple[str, str] | None:
-    """The (Chinese, English) text of the mistake a failed check's feedback
-    names, or None. Only feedback written by ``plugin.format_failure`` is
-    read: there every line but the labels' is indented, so a line that starts
-    with the label is the grader's (a student's exception message, quoted in
-    other feedback, could start a line with anything)."""
-    if not output.startswith(TESTED_LABEL):
+@dataclass(frozen=True)
+class CheckData:
+    """What a check found, as its ``extra_data`` in results.json says it
+    (written by ``report.check_data`` in the grading process)."""
+
+    kind: str  # "public" or "hidden"
+    started: bool  # False: the check met the untouched stub
+    diagnosis: tuple[str, str] | None  # (Chinese, English) of the mistake the answer matches
+
+
+def check_data(test: dict) -> CheckData | None:
+    """A results.json test's ``extra_data``, or None where it has none as
+    the grader writes it (a results.json of an older grader, or not the
+    grader's). Nothing else of the test is read: never its ``output``."""
+    extra = test.get("extra_data")
+    if not isinstance(extra, dict):
         return None
-    lines = output.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith(DIAGNOSIS_LABEL)]
-    if not starts:
+    kind, started, diagnosis = extra.get("kind"), extra.get("started"), extra.get("diagnosis")
+    if kind not in ("public", "hidden") or not isinstance(started, bool):
         return None
-    zh = lines[starts[-1]][len(DIAGNOSIS_LABEL) :].strip()
-    # The diagnosis is the last field; its English (when different) follows, indented.
-    rest = [line.strip() for line in lines[starts[-1] + 1 :] if line.startswith(" ")]
-    en = " ".join(rest) or zh
-    return (zh, en) if zh else None
+    if isinstance(diagnosis, dict) and isinstance(diagnosis.get("zh"), str) and isinstance(diagnosis.get("en"), str) and diagnosis["zh"].strip():
+        found = (diagnosis["zh"].strip(), diagnosis["en"].strip() or diagnosis["zh"].strip())
+    elif diagnosis is None:
+        found = None
+    else:
+        return None
+    return CheckData(kind, started, found)
 
 
 # ----------------------------------------------------------------- reading
@@ -244,11 +270,19 @@ def _summary(results: dict) -> str:
     return html.unescape(text) if results.get("output_format") in ("simple_format", "html") else text
 
 
-def _tags(test: dict) -> tuple[str, str, bool]:
+def _tags(test: dict) -> tuple[str, str]:
+    """(exercise id, check id) of a results.json test."""
     tags = test.get("tags")
     tags = [str(x) for x in tags] if isinstance(tags, list) else []
     tags += [""] * (3 - len(tags))
-    return tags[0], tags[2] or str(test.get("name", "")), tags[1] == "hidden" or test.get("visibility") == "after_published"
+    return tags[0], tags[2] or str(test.get("name", ""))
+
+
+def _hidden(test: dict, data: CheckData | None) -> bool:
+    if data is not None:
+        return data.kind == "hidden"
+    tags = test.get("tags")  # an older grader's results.json: its tags say it too
+    return (isinstance(tags, list) and len(tags) > 1 and tags[1] == "hidden") or test.get("visibility") == "after_published"
 
 
 def _title(test: dict, ex: str) -> str:

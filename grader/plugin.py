@@ -26,8 +26,12 @@ class CheckResult:
     max_points: float
     hidden: bool
     passed: bool
-    feedback: str = ""
-    not_implemented: bool = False
+    feedback: str = ""  # what the student reads (it may quote the submission's output)
+    # Decided here, in the grading process, from the check's own outcome: never
+    # read back out of ``feedback``, which quotes what the submission raised
+    # and printed (results.json's per-test ``extra_data`` holds both).
+    not_implemented: bool = False  # the check met the untouched stub's NotImplementedError
+    diagnosis: Text | None = None  # the known mistake the answer matches (CheckFailed.diagnosis)
 
 
 @functools.lru_cache(maxsize=None)
@@ -195,6 +199,7 @@ class GradingPlugin:
             exc = call.excinfo.value
             if isinstance(exc, CheckFailed):
                 result.feedback = format_failure(exc.what, exc.got, exc.want, exc.hint, exc.diagnosed, exc.difference)
+                result.diagnosis = exc.diagnosis
             elif isinstance(exc, SubmissionFault):
                 result.feedback = format_fault(exc.fault)
                 result.not_implemented = exc.fault.not_implemented

@@ -202,6 +202,10 @@ def markdown(grade) -> str:
 
 # results.json follows Gradescope's format, which other platforms read too:
 # https://gradescope-autograders.readthedocs.io/en/latest/specs/
+# (the "Output format" section; its source is docs/specs.md of
+# github.com/gradescope/autograder_samples). Besides the top-level
+# "extra_data", each test may have an "extra_data" of its own ("Optional extra
+# data to be stored"): ``check_data`` fills it.
 #
 # A check's feedback is columns lined up with spaces ("得到 / got:      [...]")
 # that quote what the submission printed and raised. "text" shows it as it is,
@@ -242,6 +246,7 @@ def results_json(grade) -> dict:
                 "output_format": TEST_OUTPUT_FORMAT,
                 "visibility": "after_published" if r.hidden else "visible",
                 "tags": [r.exercise, "hidden" if r.hidden else "public", r.check_id],
+                "extra_data": check_data(r),
             }
         )
     out = {
@@ -251,7 +256,7 @@ def results_json(grade) -> dict:
         # until the teacher publishes, a student sees the public checks
         # (each "visible") and nothing that tells how the hidden ones went.
         "visibility": "after_published" if any(r.hidden for r in grade.results) else "visible",
-        **_teacher_only(grade.inputs_seed, grade.unconfined),
+        **_teacher_only(grade.inputs_seed, grade.unconfined, grade.results),
         "tests": tests,
     }
     if grade.errors:
@@ -274,7 +279,55 @@ def ungradable_results(*reasons: str) -> dict:
     }
 
 
-def _teacher_only(inputs_seed: int = 0, unconfined: list | None = None) -> dict:
+def check_data(r) -> dict:
+    """A check's ``extra_data`` in results.json: what the class report counts
+    (and ``docs/_ext/mistake_table.py`` shows), as data.
+
+    - ``kind``: "public" or "hidden";
+    - ``started``: false when the check met the untouched stub (its
+      NotImplementedError), true otherwise;
+    - ``diagnosis``: ``{"zh": ..., "en": ...}``, the known mistake the answer
+      matches when the check named one (the feedback's "诊断 / found" line),
+      else null.
+
+    All three come from the check's outcome as the plugin recorded it in this
+    process (``plugin.CheckResult``), never from the feedback text, which
+    quotes what the submission raised and printed: a "诊断 / found:" line a
+    submission prints or raises of its own is quoted there, and counted
+    nowhere. (``started`` is false only where the submission's own code
+    raised NotImplementedError: a submission can say it was not started,
+    which is what raising it says.)"""
+    d = r.diagnosis
+    return {
+        "kind": "hidden" if r.hidden else "public",
+        "started": not r.not_implemented,
+        "diagnosis": {"zh": d.zh, "en": d.en} if d else None,
+    }
+
+
+def _summary_data(results) -> dict:
+    """The checks' ``extra_data`` summed up for the whole submission, each
+    key only when it has something to say: ``not_started``, the exercises
+    whose every check met the stub; ``diagnoses``, each mistake named once
+    per exercise, with the checks that named it."""
+    out: dict = {}
+    by_exercise: dict = {}
+    for r in results:
+        by_exercise.setdefault(r.exercise, []).append(r)
+    not_started = [ex for ex in IDS if by_exercise.get(ex) and all(r.not_implemented for r in by_exercise[ex])]
+    if not_started:
+        out["not_started"] = not_started
+    named: dict = {}
+    for r in results:
+        if r.diagnosis and not r.passed:
+            key = (r.exercise, r.diagnosis.zh, r.diagnosis.en)
+            named.setdefault(key, {"exercise": r.exercise, "zh": r.diagnosis.zh, "en": r.diagnosis.en, "checks": []})["checks"].append(r.check_id)
+    if named:
+        out["diagnoses"] = list(named.values())
+    return out
+
+
+def _teacher_only(inputs_seed: int = 0, unconfined: list | None = None, results=()) -> dict:
     """The fields for the teacher's eyes: the grader's standard output (kept hidden) and extra_data."""
     extra = {"grader_version": __version__}
     if inputs_seed:
@@ -283,6 +336,7 @@ def _teacher_only(inputs_seed: int = 0, unconfined: list | None = None) -> dict:
     if unconfined:
         # What could not be done to confine the submission's code where it was graded.
         extra["unconfined"] = list(unconfined)
+    extra.update(_summary_data(results))
     # What the grader prints is for the teacher: the full report quotes the
     # hidden checks, their inputs included.
     return {"stdout_visibility": "hidden", "extra_data": extra}

@@ -55,6 +55,42 @@ RESULTS_SCHEMA = {
 }
 
 
+# What this grader writes in each test's extra_data (``report.check_data``),
+# and the summary it adds to the top-level extra_data when there is one.
+TEXT = {"type": "object", "additionalProperties": False, "required": ["zh", "en"], "properties": {"zh": {"type": "string", "minLength": 1}, "en": {"type": "string", "minLength": 1}}}
+CHECK_DATA_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["kind", "started", "diagnosis"],
+    "properties": {
+        "kind": {"enum": ["public", "hidden"]},
+        "started": {"type": "boolean"},
+        "diagnosis": {"anyOf": [{"type": "null"}, TEXT]},
+    },
+}
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "not_started": {"type": "array", "minItems": 1, "items": {"enum": list(IDS)}},
+        "diagnoses": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["exercise", "zh", "en", "checks"],
+                "properties": {
+                    "exercise": {"enum": list(IDS)},
+                    "zh": {"type": "string", "minLength": 1},
+                    "en": {"type": "string", "minLength": 1},
+                    "checks": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                },
+            },
+        },
+    },
+}
+
+
 def valid(results: dict) -> dict:
     """``results``, once it is known to be what Gradescope reads, and what this grader promises of it."""
     import jsonschema
@@ -72,4 +108,26 @@ def valid(results: dict) -> dict:
         ex = t["tags"][0]
         per_exercise[ex] = per_exercise.get(ex, 0) + 1
         assert t["number"] == f"{IDS.index(ex)}.{per_exercise[ex]}", t
+    # Each check's extra_data: its kind as its tags say it; a check that met
+    # the stub or named a mistake failed.
+    for t in tests:
+        jsonschema.validate(t["extra_data"], CHECK_DATA_SCHEMA)
+        data = t["extra_data"]
+        assert data["kind"] == t["tags"][1], t
+        if not data["started"] or data["diagnosis"]:
+            assert t["status"] == "failed" and t["score"] == 0, t
+    # The summary says what the checks say, and only what they say.
+    jsonschema.validate(results["extra_data"], SUMMARY_SCHEMA)
+    by_exercise: dict = {}
+    for t in tests:
+        by_exercise.setdefault(t["tags"][0], []).append(t["extra_data"]["started"])
+    not_started = [ex for ex in IDS if ex in by_exercise and not any(by_exercise[ex])]
+    assert results["extra_data"].get("not_started", []) == not_started
+    named: dict = {}
+    for t in tests:
+        d = t["extra_data"]["diagnosis"]
+        if d:
+            named.setdefault((t["tags"][0], d["zh"], d["en"]), []).append(t["tags"][2])
+    summary = {(d["exercise"], d["zh"], d["en"]): d["checks"] for d in results["extra_data"].get("diagnoses", [])}
+    assert summary == named
     return results

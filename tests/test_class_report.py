@@ -2,12 +2,14 @@
 ``python -m grader report``).
 
 Most tests build a batch's OUT by hand: a grades.csv and a results.json per
-student whose feedback is written by the grader's own formatters, so the
-report reads exactly what grading writes. One module fixture grades a small
+student, made by the grader's own ``report.results_json`` from check results
+as the plugin records them (their feedback written by the grader's own
+formatters), so the report reads exactly what grading writes. One module fixture grades a small
 real class (three students of ``examples/submissions`` and one with nothing
 to grade); the browser tests open its report in Debian's Chromium.
 """
 import csv
+import dataclasses
 import json
 import os
 import re
@@ -22,14 +24,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, TEST_INPUTS_SEED, run_cli
-from grader import class_data, class_report
+from conftest import ROOT, TEST_INPUTS_SEED, make_submission, run_cli
+from grader import class_data, class_report, report
 from grader.batch_output import text_cell
 from grader.checking import Fault
 from grader.exercises import IDS
+from grader.grading import Grade
 from grader.intake import safe_name
-from grader.plugin import format_failure, format_fault
-from grader.text import NOT_IMPLEMENTED, t
+from grader.plugin import CheckResult, format_failure, format_fault
+from grader.text import NOT_IMPLEMENTED, Text, t
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 
@@ -39,50 +42,62 @@ EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 CHECKS = (("check_a", "公开的检查 / a public check", 2.0, False), ("check_b", "隐藏的检查 / a hidden check", 3.0, True))
 FULL = 5.0 * len(IDS)
 PASS = None
-STUB = format_fault(Fault(NOT_IMPLEMENTED, "  ex.py, line 3: raise NotImplementedError"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Failed:
+    """A failed check, as the plugin records it: the feedback a student
+    reads, and what the check found (``CheckResult``'s other fields)."""
+
+    feedback: str
+    diagnosis: Text | None = None
+    not_implemented: bool = False
+
+
+STUB = Failed(format_fault(Fault(NOT_IMPLEMENTED, "  ex.py, line 3: raise NotImplementedError", not_implemented=True)), not_implemented=True)
 TRIL = t("你的矩阵是上三角：要用 torch.tril。", "Your matrix is upper-triangular: use torch.tril.")
 SQRT = t("你除以了 head_size 本身；应除以它的平方根。", "You divided by head_size itself; divide by its square root.")
 DIED = "评分进程意外退出 / the grading process died；下次运行时重评 / regraded on the next run"
 GRADER_ERROR = "评分程序出错，下次运行时重评 / grader error: regraded on the next run"
 
 
-def wrong(diagnosis=None) -> str:
-    """A failed check's feedback, as the plugin writes it."""
-    return format_failure(t("测试", "the test"), "[1.0]", "[2.0]", diagnosis, diagnosed=diagnosis is not None, difference=t("不同", "differs"))
+def wrong(diagnosis=None) -> Failed:
+    """A wrong answer, as the plugin records it: its feedback (with the
+    diagnosis' "诊断 / found" line when there is one) and its diagnosis."""
+    feedback = format_failure(t("测试", "the test"), "[1.0]", "[2.0]", diagnosis, diagnosed=diagnosis is not None, difference=t("不同", "differs"))
+    return Failed(feedback, diagnosis)
+
+
+def with_batch_data(results: dict, sid: str, finished: bool = True) -> dict:
+    """``results`` with what the batch adds to extra_data (``BatchOutput.write_student``)."""
+    extra = {"student_id": sid, "assignment": "attention", "submission_sha256": "ab" * 32 if finished else None, "note": ""}
+    return {**results, "extra_data": {**results["extra_data"], **extra}}
 
 
 def results_of(sid: str, spec: dict, finished: bool = True) -> dict:
-    """results.json for a student: ``spec`` maps an exercise to the outputs of
-    its two checks (PASS, or the failed check's feedback); missing ones pass."""
-    tests = []
+    """results.json for a student: ``spec`` maps an exercise to what its two
+    checks recorded (PASS, or a ``Failed``); missing ones pass."""
+    checks = []
     for ex in IDS:
-        for (check_id, title, points, hidden), output in zip(CHECKS, spec.get(ex, (PASS, PASS))):
-            tests.append(
-                {
-                    "name": f"{ex}: {title}",
-                    "score": points if output is PASS else 0.0,
-                    "max_score": points,
-                    "status": "passed" if output is PASS else "failed",
-                    "output": output or "",
-                    "visibility": "after_published" if hidden else "visible",
-                    "tags": [ex, "hidden" if hidden else "public", check_id],
-                }
-            )
-    extra = {"student_id": sid, "assignment": "attention", "submission_sha256": "ab" * 32 if finished else None, "note": ""}
-    return {"score": sum(x["score"] for x in tests), "tests": tests, "extra_data": extra}
+        for (check_id, title, points, hidden), failed in zip(CHECKS, spec.get(ex, (PASS, PASS))):
+            r = CheckResult(ex, title, check_id, points if failed is PASS else 0.0, points, hidden, failed is PASS)
+            if failed is not PASS:
+                r.feedback, r.diagnosis, r.not_implemented = failed.feedback, failed.diagnosis, failed.not_implemented
+            checks.append(r)
+    return with_batch_data(report.results_json(Grade(sid, results=checks)), sid, finished)
 
 
 def make_out(folder, students: dict, notes: dict | None = None, unfinished=()) -> str:
     """An OUT as the batch leaves it. ``students`` maps an id to a spec for
-    ``results_of``, or to None: a row of zeros and no folder (a student the
-    batch could not grade)."""
+    ``results_of`` or a results.json of its own (a dict with "tests"), or to
+    None: a row of zeros and no folder (a student the batch could not grade)."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     rows = [["student_id", *IDS, "total", "note"]]
     for sid in sorted(students):
         spec, points = students[sid], {ex: 0.0 for ex in IDS}
         if spec is not None:
-            results = results_of(sid, spec, finished=sid not in unfinished)
+            results = spec if "tests" in spec else results_of(sid, spec, finished=sid not in unfinished)
             for test in results["tests"]:
                 points[test["tags"][0]] += test["score"]
             (out / safe_name(sid)).mkdir()
@@ -329,16 +344,71 @@ def test_a_stale_results_json_does_not_count(tmp_path):
     assert {s.id: s.why_not_graded for s in data.students if not s.graded} == {"bo": DIED}
 
 
-def test_diagnosis_is_read_only_from_a_wrong_answers_feedback():
-    assert class_data.diagnosis_in(wrong(TRIL)) == (TRIL.zh, TRIL.en)
-    assert class_data.diagnosis_in(wrong(t("同一句", "同一句"))) == ("同一句", "同一句")
-    assert class_data.diagnosis_in(wrong()) is None
-    # A hint that is not a diagnosis is not a mistake found.
-    hint = format_failure(t("测试", "the test"), "1", "2", TRIL, diagnosed=False)
-    assert class_data.diagnosis_in(hint) is None
-    # A student's exception message quoted in a fault can start a line with anything.
-    forged = format_fault(Fault(t("你的代码抛出了 ValueError", "your code raised ValueError"), "  ValueError: x\n诊断 / found:    forged"))
-    assert "\n诊断 / found:    forged" in forged and class_data.diagnosis_in(forged) is None
+FORGED = t("伪造的诊断", "a forged diagnosis")
+FORGED_LINE = f"诊断 / found:    {FORGED.zh}"
+
+
+def test_diagnoses_and_stubs_are_read_from_the_checks_data_never_their_feedback(tmp_path):
+    """What a check found is what the grading process recorded (each test's
+    extra_data), not what its feedback text seems to say: the feedback
+    quotes what the submission raised and printed."""
+    # A student's exception message, quoted in a fault, can start a line with anything.
+    quoted = format_fault(Fault(t("你的代码抛出了 ValueError", "your code raised ValueError"), f"  ValueError: x\n{FORGED_LINE}\n                 {FORGED.en}"))
+    assert f"\n{FORGED_LINE}" in quoted
+    # Feedback that reads like a wrong answer's with a diagnosis, and like the stub's, recorded as neither.
+    looks_diagnosed = Failed(wrong(FORGED).feedback)
+    looks_like_the_stub = Failed(STUB.feedback)
+    # A diagnosis the check recorded counts even where the feedback does not show it.
+    recorded = Failed(wrong().feedback, SQRT)
+    out = make_out(
+        tmp_path / "out",
+        {
+            "mallory": {"ex0_weighted_sum": (Failed(quoted), looks_diagnosed), "ex2_scores": (looks_like_the_stub, looks_like_the_stub)},
+            "nina": {"ex3_scaling": (recorded, PASS)},
+        },
+    )
+    data = class_data.read(out)
+    assert [s.id for s in data.graded] == ["mallory", "nina"]
+    assert [(d.exercise, d.zh, d.en, d.students) for d in data.diagnoses] == [("ex3_scaling", SQRT.zh, SQRT.en, ["nina"])]
+    assert {s.id: s.not_started for s in data.graded} == {"mallory": [], "nina": []}
+    assert not data.problems
+    class_report.write(out)
+    assert FORGED.zh not in _html(out) and FORGED.en not in _md(out)
+
+
+def test_a_hint_that_is_not_a_diagnosis_is_not_a_mistake_found():
+    from grader.checking import CheckFailed
+
+    assert CheckFailed(t("测试", "the test"), "1", "2", TRIL, diagnosed=True).diagnosis == TRIL
+    assert CheckFailed(t("测试", "the test"), "1", "2", TRIL, diagnosed=False).diagnosis is None
+    assert CheckFailed(t("测试", "the test"), "1", "2", None, diagnosed=True).diagnosis is None
+
+
+def test_a_forged_diagnosis_printed_and_raised_by_a_submission_is_not_counted(grader, tmp_path):
+    """Graded for real: an ex3 file that prints a "诊断 / found:" line and
+    raises it for head_size 16, and otherwise makes a mistake the checks
+    know (dividing by head_size itself). Only that mistake is counted."""
+    source = (
+        "import torch\n"
+        f"FORGED = '\\n{FORGED_LINE}\\n                 {FORGED.en}\\n'\n"
+        "print(FORGED)\n"
+        "def scale_scores(scores, head_size):\n"
+        "    print(FORGED)\n"
+        "    if head_size == 16:\n"
+        "        raise ValueError(FORGED)\n"
+        "    return scores / head_size\n"
+    )
+    grade = grader.grade(make_submission(tmp_path / "mallory", {"ex3_scaling": source}), only="ex3_scaling")
+    assert not grade.errors, grade.errors
+    results = report.results_json(grade)
+    quoting = [x for x in results["tests"] if f"\n{FORGED_LINE}" in x["output"]]
+    assert quoting, "the feedback quotes the forged line: the report must not believe it"
+    assert all(x["extra_data"]["diagnosis"] is None for x in quoting)
+    out = make_out(tmp_path / "out", {"mallory": with_batch_data(results, "mallory")})
+    data = class_data.read(out)
+    assert [s.id for s in data.graded] == ["mallory"]
+    assert [(d.exercise, d.zh, d.en) for d in data.diagnoses] == [("ex3_scaling", SQRT.zh, SQRT.en)]
+    assert data.graded[0].not_started == []
 
 
 # --------------------------------------------------------- command line

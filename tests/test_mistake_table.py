@@ -27,7 +27,6 @@ import pytest
 
 from conftest import SOLUTIONS, make_submission
 from docs_site import built_site
-from grader.class_data import diagnosis_in
 from grader.exercises import BY_ID, IDS
 
 import mistake_table  # docs/_ext, on the path through docs_site
@@ -282,7 +281,7 @@ def test_points_lost_and_diagnoses_are_the_graders(stem, teaching, graders, tmp_
         assert phrases(cells[2]) == ["隐藏 / hidden"] * sum(r.hidden for r in failed)
     named = []
     for r in failed:
-        d = diagnosis_in(r.feedback)
+        d = (r.diagnosis.zh, r.diagnosis.en) if r.diagnosis else None
         if d and d not in named:
             named.append(d)
     if named:

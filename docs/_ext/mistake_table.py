@@ -10,10 +10,10 @@ the teacher's checks (``grader_output.py``'s grading script with
 - the points it loses: the exercise's points less what the file scores;
 - the checks it fails, public first, then hidden ones marked so ("all N
   checks" where it fails every one);
-- what the grader names: the diagnoses (``诊断 / found``) in the feedback of
-  those checks, read as the class report reads them
-  (``grader.class_data.diagnosis_in``), or a dash where the feedback only
-  says what differs.
+- what the grader names: the diagnoses (``诊断 / found`` in the feedback) of
+  those checks, read as the class report reads them: from each check's
+  ``extra_data`` in the results.json (``grader.class_data.check_data``), or a
+  dash where the feedback only says what differs.
 
 tests/test_catalogue.py holds every catalogue file to losing points, so every
 row names at least one check.
@@ -45,7 +45,7 @@ from sphinx.util.docutils import SphinxDirective
 import grader_output
 from bilingual import lang_block, lang_inline
 from check_list import _name as check_name
-from grader.class_data import diagnosis_in
+from grader.class_data import check_data
 from grader.exercises import BY_ID, IDS
 
 logger = logging.getLogger(__name__)
@@ -129,7 +129,8 @@ def diagnoses(sample: dict) -> list[tuple[str, str]]:
     the checks (public first), each once."""
     found = []
     for t in _failed(sample):
-        d = diagnosis_in(str(t.get("output") or ""))
+        data = check_data(t)
+        d = data.diagnosis if data else None
         if d and d not in found:
             found.append(d)
     return found
