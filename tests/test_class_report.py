@@ -376,6 +376,23 @@ def test_diagnoses_and_stubs_are_read_from_the_checks_data_never_their_feedback(
     assert FORGED.zh not in _html(out) and FORGED.en not in _md(out)
 
 
+def test_an_older_graders_results_json_is_noted_and_its_feedback_not_parsed(tmp_path):
+    """A results.json written before the checks had extra_data (a batch run
+    without --force keeps it): graded and ranked as before, its hidden checks
+    told by their tags, its feedback not read for mistakes or stubs, and a
+    note in the report says so."""
+    old = results_of("old", {"ex1_averaging": (wrong(TRIL), STUB), "ex2_scores": (STUB, STUB)})
+    for x in old["tests"]:
+        del x["extra_data"]
+    out = make_out(tmp_path / "out", {"old": old, "new": {"ex1_averaging": (wrong(TRIL), PASS)}})
+    data = class_data.read(out)
+    assert [s.id for s in data.graded] == ["new", "old"]
+    assert [(d.exercise, d.students) for d in data.diagnoses] == [("ex1_averaging", ["new"])]
+    assert {s.id: s.not_started for s in data.graded} == {"new": [], "old": []}
+    assert {(c.check_id, c.hidden) for c in data.checks} == {("check_a", False), ("check_b", True)}
+    assert len(data.problems) == 1 and data.problems[0].startswith("old/results.json") and "--force" in data.problems[0]
+
+
 def test_a_hint_that_is_not_a_diagnosis_is_not_a_mistake_found():
     from grader.checking import CheckFailed
 
