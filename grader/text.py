@@ -25,8 +25,9 @@ def count(n: int, noun: str, nouns: str | None = None) -> str:
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"
 
 
-# Where a failed check's feedback is read back (the class report), these mark
-# its parts: plugin.format_failure writes them, grader.class_data parses them.
+# These mark the parts of a failed check's feedback, for the student to read:
+# plugin.format_failure writes them. Nothing parses them back: the class report
+# reads a check's diagnosis from results.json's extra_data (report.check_data).
 # All labels take the same width, so the texts after them line up.
 TESTED_LABEL = "测试 / tested:   "  # a wrong answer's feedback starts with it
 DIAGNOSIS_LABEL = "诊断 / found:    "  # the mistake the answer matches, last when present
