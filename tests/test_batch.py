@@ -508,15 +508,25 @@ def weighted_sum(scores, values):
 """
 
 
-def _named(name: str) -> int | None:
+def _named(name: str, under: int) -> int | None:
+    """A process called ``name`` that descends from ``under``: never another
+    test run's on the same machine (killing its worker's group would kill it)."""
     for pid in os.listdir("/proc"):
         try:
             with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as f:
-                if pid.isdigit() and f.read().strip() == name:
+                if pid.isdigit() and f.read().strip() == name and _descends_from(int(pid), under):
                     return int(pid)
         except OSError:
             pass
     return None
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        pid = _parent(pid)
+        if pid == ancestor:
+            return True
+    return False
 
 
 def _parent(pid: int) -> int:
@@ -544,7 +554,7 @@ def test_a_dead_worker_is_replaced(tmp_path):
     )
     victim = None
     while proc.poll() is None and victim is None:
-        victim = _named("worker-victim")
+        victim = _named("worker-victim", under=proc.pid)
         time.sleep(0.1)
     if victim is not None:
         zygote = _parent(victim)
