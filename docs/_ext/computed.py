@@ -25,6 +25,7 @@ import io
 import math
 import re
 import traceback
+import types
 
 from docutils import nodes
 from sphinx.util import logging
@@ -172,7 +173,7 @@ class Quotes:
     def changed(self, expr: str, namespace: dict, line) -> list[str]:
         problems = []
         for name in sorted(quoted_names(expr)):
-            if name not in namespace or callable(namespace[name]) or isinstance(namespace[name], type(ast)):
+            if name not in namespace or callable(namespace[name]) or isinstance(namespace[name], types.ModuleType):
                 continue  # functions and modules: the same name for the same thing
             value = namespace[name]
             if name not in self.first:
