@@ -384,10 +384,12 @@ def test_the_slider_fits_a_phone(site, open_page):
 ZH_THEME_WORDS = ["导航", "快速搜索", "搜索", "提交", "索引", "上一页", "下一页", "相关页面"]
 EN_THEME_WORDS = ["Navigation", "Quick search", "Search", "Go", "Index", "Previous", "Next", "Related Topics",
                   "Documentation overview"]
-# The text the reader sees: in English mode all of it but the code blocks and
-# the grader's reports (they quote the grader, which writes both languages).
+# The text the reader sees: in English mode all of it but the code blocks, the
+# grader's reports (they quote the grader, which writes both languages) and
+# computed strings (they quote a program's output: the GPT writes Chinese, and
+# may write 提交 after reading the teachers' pages).
 _SHOWN_TEXT = """() => {
-    const pre = [...document.querySelectorAll("pre")];
+    const pre = [...document.querySelectorAll("pre, .computed-text")];
     pre.forEach((el) => (el.style.display = "none"));
     const text = document.body.innerText;
     pre.forEach((el) => (el.style.display = ""));
