@@ -34,7 +34,7 @@ def ffwd_state(n_embd: int, seed: int) -> dict:
 
 
 # The parts a check asks the grader to build in place of the student's own
-# (grader/standins.py), by the contract's class names: an exercise's are in its
+# (grader/child/standins.py), by the contract's class names: an exercise's are in its
 # row of grader/exercises.py.
 MHA_STANDINS = ("Head",)
 BLOCK_STANDINS = BY_ID["ex6_block"].standins
@@ -53,7 +53,7 @@ def block_by_hand(state: dict, x: torch.Tensor, n_head: int, block_size: int, or
     computed with the stand-ins and ``state``, or one of its usual variants,
     for diagnoses: ``order`` "post" (ln1(x + sa(x))) or "no_residual"
     (sa(ln1(x))), ``norm_dims`` the dims layer norm averages over."""
-    from grader import standins
+    from grader.child import standins
 
     n_embd = x.shape[-1]
     sa, ffwd = standins.Attention(n_embd, n_head, block_size), standins.FeedForward(n_embd)
@@ -172,7 +172,7 @@ def gpt_by_hand(state: dict, idx: torch.Tensor, variant: str = "") -> torch.Tens
     variants, for diagnoses: "no_position" (tok alone), "position_from_idx"
     (the position table looked up with the token ids; idx < block_size),
     "no_ln_f"."""
-    from grader import standins
+    from grader.child import standins
 
     table = state["position_embedding_table.weight"]
     n_embd = table.shape[-1]

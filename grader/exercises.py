@@ -6,7 +6,7 @@ and of its hidden checks, the public functions and classes its file defines
 (``defines``: what a later exercise may import from it, so what the grader's
 stand-in module for it offers), and the contract's classes its checks may ask
 the grader to build in place of the student's own (``standins``; both are
-used by ``grader/standins.py``). The exercise list, the total, the docs' toctrees and
+used by ``grader/child/standins.py``). The exercise list, the total, the docs' toctrees and
 overview table, the release, the gradebook's cells, the columns of grades.csv
 and every count of exercises in the docs come from here; the project's tests
 hold the checks' ``@pytest.mark.points`` markers and the README to it

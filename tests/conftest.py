@@ -72,7 +72,7 @@ def grade_cli(folder, *extra) -> tuple[dict, subprocess.CompletedProcess]:
 @pytest.fixture(scope="session")
 def full_marks() -> dict:
     """Max points per exercise, from grading the solutions once."""
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     g = Grader()
     try:
@@ -91,7 +91,7 @@ TEST_INPUTS_SEED = 20261130
 @pytest.fixture(scope="session")
 def grader():
     """One grader process for many submissions (as batch grading uses it)."""
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     g = Grader(many=True, inputs_seed=TEST_INPUTS_SEED)
     yield g
@@ -99,6 +99,6 @@ def grader():
 
 
 def as_results(grade) -> dict:
-    from grader import report
+    from grader.engine import report
 
     return report.results_json(grade)

@@ -3,7 +3,7 @@ of a correct submission with something malicious or careless, and the real
 command line grades the result, once without the sandbox (``--sandbox off``:
 the process-level protection alone, which must hold where no sandbox can be
 made) and once in it (``--sandbox require``; skipped only where
-``grader.sandbox.available()`` is False). Test ids read
+``grader.engine.sandbox.available()`` is False). Test ids read
 ``[off-ex0_weighted_sum__fork_storm]`` and ``[sandbox-...]``.
 
 A file is named ``EXERCISE__ATTACK.py``; adding one adds a test per mode. Each
@@ -32,7 +32,7 @@ Some attacks only the sandbox can stop: a process of the grader's user can
 read the solutions by their path, signal the grader, use the network, write
 the grader's and the submission's folders. Where the grader is root, its
 children run as a user of their own even without the sandbox
-(``grader/child_user.py``), and only what needs namespaces is left (the
+(``grader/child/child_user.py``), and only what needs namespaces is left (the
 network, the view of the whole file system): ``NEEDS_NAMESPACES`` and
 ``NEEDS_ANOTHER_USER`` say which is which, and ``SANDBOX_ONLY`` is what
 this run's ``--sandbox off`` cannot stop. For those the test asserts what
@@ -74,14 +74,14 @@ from unittest import mock
 import pytest
 
 from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
-from grader import cgroup, child_user
-from grader import limits as limits_mod
-from grader import sandbox as sandbox_mod
-from grader import submission as submission_mod
+from grader.child import cgroup, child_user
+from grader.child import limits as limits_mod
+from grader.child.limits import Limits, become_subreaper
+from grader.engine import sandbox as sandbox_mod
+from grader.engine import submission as submission_mod
+from grader.engine.redact import MARK
 from grader.exercises import IDS
-from grader.limits import Limits, become_subreaper
-from grader.redact import MARK
-from grader.stubs import solution_regions
+from grader.regions import solution_regions
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")
 ATTACKS = sorted(name[: -len(".py")] for name in os.listdir(ATTACKS_DIR) if name.endswith(".py") and "__" in name)
@@ -92,19 +92,19 @@ SANDBOX = sandbox_mod.available()
 NO_SANDBOX = "no sandbox can be made here (bubblewrap and user namespaces); CI installs bubblewrap"
 
 # A control group per grader: memory and processes of all of a submission's
-# processes count together (grader/cgroup.py); made where the grader is root.
+# processes count together (grader/child/cgroup.py); made where the grader is root.
 GROUP = cgroup.available()
 OWN_USER = child_user.wanted(False) and child_user.probe(child_user.interpreter_paths(), []).user is not None
 
 # The graders this test starts wait out time limits shortened by this factor
-# (grader/limits.py: ATTENTION_TIME_SCALE): the same code paths, half the
+# (grader/child/limits.py: ATTENTION_TIME_SCALE): the same code paths, half the
 # waiting. It is set in their environment only, not in this test run's (the
 # docs a full run builds show the real limits); one set around the run wins
 # (ATTENTION_TIME_SCALE=1: the real limits). Half, no less: the attacks that
 # take their time honestly at import (slow_import's 4 s, solutions_walk's
 # 6 s) must stay within the import limit, and a stopped child must still be
 # found out by the grader's 5 s wait for its word (WORD_SECONDS in
-# grader/endpoints.py) before its import limit cuts that wait short.
+# grader/engine/endpoints.py) before its import limit cuts that wait short.
 TIME_SCALE = os.environ.get(limits_mod.TIME_SCALE) or "0.5"
 with mock.patch.dict(os.environ, {limits_mod.TIME_SCALE: TIME_SCALE}):
     LIMITS = Limits()  # what those graders give each child
@@ -264,13 +264,13 @@ FULL_RUNS = {
 }
 
 # Without the sandbox, a grader that runs as root gives its children a user
-# of their own (grader/child_user.py): the kernel keeps them from what that
+# of their own (grader/child/child_user.py): the kernel keeps them from what that
 # user may not read, write or signal, with no namespaces at all. CI runs as
 # root, and so tests that; a grader of another user runs its children as
 # itself.
 # Attacks that only the sandbox stops, and why. Tracing, memory, descriptors,
 # limits and priority of other processes are refused without the sandbox too
-# (grader/confine.py). Without it the test asserts what --sandbox off does
+# (grader/child/confine.py). Without it the test asserts what --sandbox off does
 # guarantee, and that the attack did what it says (so that its failure in
 # the sandbox is the sandbox's doing).
 #
@@ -931,7 +931,7 @@ def test_write_grader_folders(outcomes, mode):
     out = outcomes(mode, "ex0_weighted_sum__write_grader_folders")
     if unconfined(mode, "ex0_weighted_sum__write_grader_folders"):
         changed = set(out.project_changed)
-        assert {os.path.join("checks", "conftest.py"), os.path.join("solutions", "ex0_weighted_sum.py"), os.path.join("grader", "plugin.py")} <= changed, changed
+        assert {os.path.join("checks", "conftest.py"), os.path.join("solutions", "ex0_weighted_sum.py"), os.path.join("grader", "engine", "plugin.py")} <= changed, changed
     else:
         assert not out.project_changed
 

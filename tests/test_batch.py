@@ -18,9 +18,9 @@ import pytest
 
 import results_schema
 from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission
-from grader.batch_output import BatchOutput
-from grader import intake
 from grader.exercises import BY_ID, IDS, TOTAL
+from grader.teacher import intake
+from grader.teacher.batch_output import BatchOutput
 from test_intake import BAD_ID, FORMULA_CELL, FORMULA_ID, SHARING, make_nasty_dir
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
@@ -582,7 +582,7 @@ def test_a_kill_of_the_parent_group_costs_no_one_else(tmp_path):
     The attacker, mallory, comes second, as in most of a class: with a warm
     worker ex3's checks are still running when the kill comes (graded first,
     ex3 lost points in about half the runs; second, in most)."""
-    from grader import sandbox as sandbox_mod
+    from grader.engine import sandbox as sandbox_mod
 
     sandboxed = sandbox_mod.available()
     d, out, tmp = tmp_path / "subs", tmp_path / "out", tmp_path / "tmp"

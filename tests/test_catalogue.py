@@ -336,7 +336,7 @@ def test_right_files_together_score_100(grader, tmp_path, solution_grade):
 def test_right_files_score_100_on_any_inputs(tmp_path, draw):
     """Correct code earns every point whatever inputs a teacher's grading draws:
     each right file, graded with fresh inputs (one submission per exercise's files)."""
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     g = Grader(sandbox="off")  # solutions present: a fresh secret, as in a teacher's grading
     try:

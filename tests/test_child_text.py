@@ -26,9 +26,12 @@ import pytest
 import torch
 
 from conftest import ROOT, make_submission, run_cli
-from grader import intake, protocol, report, similar, submission, text
-from grader import sandbox as sandbox_mod
-from grader.endpoints import _Drain
+from grader import text
+from grader.child import protocol
+from grader.engine import report, submission
+from grader.engine import sandbox as sandbox_mod
+from grader.engine.endpoints import _Drain
+from grader.teacher import intake, similar
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")
 EXERCISE = "ex0_weighted_sum"

@@ -1,4 +1,4 @@
-"""The class report (``grader.class_data``, ``grader.class_report``,
+"""The class report (``grader.teacher.class_data``, ``grader.teacher.class_report``,
 ``python -m grader report``).
 
 Most tests build a batch's OUT by hand: a grades.csv and a results.json per
@@ -25,13 +25,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, TEST_INPUTS_SEED, make_submission, run_cli
-from grader import class_data, class_report, report
-from grader.batch_output import text_cell
 from grader.checking import Fault
+from grader.engine import report
+from grader.engine.grading import Grade
+from grader.engine.plugin import CheckResult, format_failure, format_fault
 from grader.exercises import IDS
-from grader.grading import Grade
-from grader.intake import safe_name
-from grader.plugin import CheckResult, format_failure, format_fault
+from grader.teacher import class_data, class_report
+from grader.teacher.batch_output import text_cell
+from grader.teacher.intake import safe_name
 from grader.text import NOT_IMPLEMENTED, Text, t
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
@@ -459,8 +460,8 @@ def test_grading_never_imports_the_report_or_matplotlib():
     code = (
         "import sys, grader.cli\n"
         "grader.cli._parser()\n"
-        "assert 'grader.class_report' not in sys.modules, 'the command line imported the report'\n"
-        "import grader.class_report\n"
+        "assert 'grader.teacher.class_report' not in sys.modules, 'the command line imported the report'\n"
+        "import grader.teacher.class_report\n"
         "assert 'matplotlib' not in sys.modules and 'torch' not in sys.modules, 'imported before a figure is drawn'\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT})
@@ -474,10 +475,10 @@ def test_similar_section_when_its_module_can_write_it(small_class, monkeypatch):
     class_report.write(small_class)
     assert 'id="similar"' not in _html(small_class)  # no similar.json: no section
     Path(small_class, "similar.json").write_text('{"pairs": [{"a": "<x>"}]}', encoding="utf-8")
-    fake = types.ModuleType("grader.similar")
+    fake = types.ModuleType("grader.teacher.similar")
     fake.html_section = lambda data: f"<h2>相似 / Similar</h2><p>{len(data['pairs'])} pair</p>"
     fake.markdown_section = lambda data: f"## 相似 / Similar\n\n{len(data['pairs'])} pair\n"
-    monkeypatch.setitem(sys.modules, "grader.similar", fake)
+    monkeypatch.setitem(sys.modules, "grader.teacher.similar", fake)
     import grader
 
     monkeypatch.setattr(grader, "similar", fake, raising=False)
@@ -487,8 +488,8 @@ def test_similar_section_when_its_module_can_write_it(small_class, monkeypatch):
     assert page.index('id="help"') < page.index('id="similar"') < page.index('id="students"')
     assert "## 相似 / Similar\n\n1 pair\n" in text
     # A module without the two functions: the section is left out, the report still written.
-    monkeypatch.setitem(sys.modules, "grader.similar", types.ModuleType("grader.similar"))
-    monkeypatch.setattr(grader, "similar", sys.modules["grader.similar"])
+    monkeypatch.setitem(sys.modules, "grader.teacher.similar", types.ModuleType("grader.teacher.similar"))
+    monkeypatch.setattr(grader, "similar", sys.modules["grader.teacher.similar"])
     class_report.write(small_class)
     assert 'id="similar"' not in _html(small_class)
 

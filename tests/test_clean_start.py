@@ -18,7 +18,7 @@ import os
 import pytest
 
 from conftest import SOLUTIONS, make_submission
-from grader import sandbox as sandbox_mod
+from grader.engine import sandbox as sandbox_mod
 
 TAG = "leftover_c1ea7"
 
@@ -83,7 +83,7 @@ def _found(grade, ex: str) -> list:
 
 @pytest.fixture(scope="module", params=MODES)
 def mode_grader(request):
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     if request.param == "sandbox" and not sandbox_mod.available():
         if os.environ.get("ATTENTION_CI"):

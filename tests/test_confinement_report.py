@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from conftest import ROOT, make_submission
-from grader import sandbox as sandbox_mod
+from grader.engine import sandbox as sandbox_mod
 
 JAIL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seccomp_jail.py")
 WAYS = ["refuse", "full"]

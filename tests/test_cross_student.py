@@ -60,7 +60,7 @@ import sys
 import pytest
 
 from conftest import EXERCISES, ROOT, SOLUTIONS, TEST_INPUTS_SEED
-from grader import sandbox as sandbox_mod
+from grader.engine import sandbox as sandbox_mod
 from grader.exercises import IDS
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")

@@ -1,5 +1,5 @@
-"""The grader's modules for earlier exercises (``grader/standins.py``,
-``install_siblings``; ``grader/earlier.py``): while exercise N is graded,
+"""The grader's modules for earlier exercises (``grader/child/standins.py``,
+``install_siblings``; ``grader/engine/earlier.py``): while exercise N is graded,
 every earlier exercise's module name means the grader's module, offering what
 the table says that exercise defines; its functions are answered by the
 grading process from the reference, values and gradients, as the docstrings
@@ -18,10 +18,11 @@ import pytest
 import torch
 from conftest import EXERCISES, ROOT, SOLUTIONS
 
-from grader import earlier, standins
+from grader.child import standins
+from grader.engine import earlier
 from grader.exercises import BY_ID, IDS
 from grader.exercises import EXERCISES as TABLE
-from grader.stubs import solution_regions
+from grader.regions import solution_regions
 
 FUNCTION_EXERCISES = [e.id for e in TABLE if any(n not in standins.BY_CONTRACT for n in e.defines) and e.id != IDS[-1]]
 
@@ -38,7 +39,7 @@ def test_defines_are_the_stubs_names(ex):
 
 
 def _references() -> dict:
-    from grader.endpoints import ReferenceEndpoint
+    from grader.engine.endpoints import ReferenceEndpoint
 
     return {ex: ReferenceEndpoint(ex, os.path.join(SOLUTIONS, ex + ".py")) for ex in IDS}
 
@@ -101,7 +102,7 @@ def test_a_name_the_exercise_does_not_define_is_refused_clearly(installed):
 
 
 def test_a_child_holds_no_right_answer(installed):
-    """A child's function stand-ins are the one proxy of grader/standins.py,
+    """A child's function stand-ins are the one proxy of grader/child/standins.py,
     which computes nothing: no right answer's code reaches a child, which
     could carry it out in its feedback for a student to resubmit."""
     installed("ex7_gpt")

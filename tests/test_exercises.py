@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from grader import contract, standins
+from grader import contract
+from grader.child import standins
 from grader.exercises import BY_ID, EXERCISES, IDS, TOTAL, count_en, count_zh
 
 ROOT = Path(ROOT)
@@ -97,16 +98,16 @@ def test_standins_are_the_tables(ex):
     and the grader has each of them."""
     e = BY_ID[ex]
     assert standins_asked(ex) == set(e.standins), f"{ex}: the checks ask for stand-ins {sorted(standins_asked(ex))}, the table says {list(e.standins)}"
-    assert set(e.standins) <= set(standins.BY_CONTRACT), f"{ex}: no stand-in in grader/standins.py for {set(e.standins) - set(standins.BY_CONTRACT)}"
+    assert set(e.standins) <= set(standins.BY_CONTRACT), f"{ex}: no stand-in in grader/child/standins.py for {set(e.standins) - set(standins.BY_CONTRACT)}"
 
 
 def test_packages_refuse_points_that_are_not_the_tables():
     """The release and the Gradescope bundle grade the solutions first: a
     grade whose checks are worth other points than the table's is named,
     exercise by exercise (packaging.grade_solutions then builds nothing)."""
-    from grader.grading import Grade
-    from grader.packaging import points_drift
-    from grader.plugin import CheckResult
+    from grader.engine.grading import Grade
+    from grader.engine.plugin import CheckResult
+    from grader.teacher.packaging import points_drift
 
     def grade():
         results = []
@@ -130,7 +131,7 @@ def test_every_earlier_exercise_has_the_graders_module():
     for e in EXERCISES[:-1]:
         assert e.defines, f"{e.id}: the table says nothing it defines"
         mod = standins.earlier_module(e, ask=lambda *question: None)
-        assert mod is not None and all(hasattr(mod, name) for name in e.defines), f"{e.id}: no stand-in in grader/standins.py for some of {e.defines}"
+        assert mod is not None and all(hasattr(mod, name) for name in e.defines), f"{e.id}: no stand-in in grader/child/standins.py for some of {e.defines}"
 
 
 @pytest.mark.parametrize("ex", IDS)
@@ -172,7 +173,7 @@ def test_readme_lists_the_table():
 
 def _docs_and_grader():
     docs = [p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts]
-    return docs + sorted((ROOT / "grader").glob("*.py"))
+    return docs + sorted((ROOT / "grader").rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", _docs_and_grader(), ids=lambda p: str(p.relative_to(ROOT)))

@@ -2,10 +2,10 @@
 "1 of 4 entries differs", never "1 more checks" or "1 entries are NaN"."""
 import torch
 
-from grader import report
 from grader.checking import CheckFailed, expect_close
-from grader.grading import Grade
-from grader.plugin import CheckResult
+from grader.engine import report
+from grader.engine.grading import Grade
+from grader.engine.plugin import CheckResult
 from grader.text import count, t
 
 

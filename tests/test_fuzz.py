@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXERCISES, ROOT, SOLUTIONS, points_by_exercise
-from grader import report
-from grader import sandbox as sandbox_mod
+from grader.child.limits import Limits
+from grader.engine import report
+from grader.engine import sandbox as sandbox_mod
 from grader.exercises import IDS
-from grader.limits import Limits
 
 
 def _read(folder: str, ex: str) -> bytes:
@@ -162,7 +162,7 @@ def _check_results(results: dict, files: dict, full_marks: dict) -> None:
 @pytest.fixture(scope="module")
 def fuzz_grader():
     """One grader, as batch grading uses it, with shorter time limits."""
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     g = Grader(limits=Limits(import_seconds=10, request_seconds=4, exercise_seconds=15), sandbox="off", many=True)
     yield g

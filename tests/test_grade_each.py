@@ -7,9 +7,9 @@ import shutil
 import pytest
 
 from conftest import EXERCISES, ROOT, SOLUTIONS, as_results, make_submission
-from grader import limits
+from grader.child import limits
+from grader.engine.grading import Grader, Job
 from grader.exercises import IDS
-from grader.grading import Grader, Job
 
 CATALOGUE = os.path.join(ROOT, "tests", "catalogue", "wrong")
 ATTACKS = os.path.join(ROOT, "tests", "attacks")
@@ -51,7 +51,7 @@ def test_each_graded_as_if_alone(grader, tmp_path):
 
 
 def test_a_submission_that_cannot_be_set_up(grader, tmp_path, monkeypatch):
-    from grader import submission
+    from grader.engine import submission
 
     real = submission.load
     bad = str(tmp_path / "bad")
@@ -172,10 +172,10 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
 
     import torch
 
-    from grader import submission
     from grader.checking import SubmissionFault
-    from grader.endpoints import SubmissionEndpoint
-    from grader.zygote import Zygotes
+    from grader.child.zygote import Zygotes
+    from grader.engine import submission
+    from grader.engine.endpoints import SubmissionEndpoint
 
     sub = submission.load(SOLUTIONS)
     workdir = tempfile.mkdtemp(dir=grader.exchange)
@@ -207,7 +207,7 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
 def test_the_callers_failure_on_a_submission_that_cannot_be_set_up(grader, monkeypatch):
     """The first submission fails before pytest even starts, and the
     caller's handler fails on it: that failure still reaches the caller."""
-    from grader import submission
+    from grader.engine import submission
 
     def load(path, *args, **kwargs):
         raise OSError("the disk went away")

@@ -16,11 +16,12 @@ import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
 from results_schema import RESULTS_SCHEMA, valid
 
-from grader import __version__, report
+from grader import __version__
+from grader.engine import report
+from grader.engine.grading import Grade
+from grader.engine.plugin import CheckResult
 from grader.exercises import IDS, TOTAL
-from grader.gradescope import find_submission, run_autograder_sh
-from grader.grading import Grade
-from grader.plugin import CheckResult
+from grader.teacher.gradescope import find_submission, run_autograder_sh
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def test_bundle_layout(bundle):
         assert (infos[script].external_attr >> 16) & stat.S_IXUSR
     for ex in IDS:
         assert {f"solutions/{ex}.py", f"checks/public/test_{ex}.py", f"checks/hidden/test_{ex}.py"} <= names
-    assert {"checks/pytest.ini", "grader/__main__.py", "grader/gradescope.py"} <= names
+    assert {"checks/pytest.ini", "grader/__main__.py", "grader/teacher/gradescope.py"} <= names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or n.startswith(("tests/", "exercises/", "bench/", "."))]
     assert not [p for p in os.listdir(bundle.parent) if p != bundle.name]  # written atomically: no temporary files left
 
@@ -199,7 +200,7 @@ def test_python_that_cannot_run_still_gives_results(autograder):
 
 def test_grader_crash_still_gives_results(autograder):
     make_submission(autograder / "submission")
-    os.remove(autograder / "source" / "grader" / "plugin.py")
+    os.remove(autograder / "source" / "grader" / "engine" / "plugin.py")
     results, proc = run_autograder(autograder)
     assert results["score"] == 0
     assert "autograder failed" in results["output"]
@@ -247,7 +248,7 @@ for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
         args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
     except OSError:
         continue
-    if "grader.gradescope" in args and "autograde" in args:
+    if "grader.teacher.gradescope" in args and "autograde" in args:
         root = args[args.index("autograde") + 1]
         exec(open(os.path.join(root, "source", "solutions", os.path.basename(__file__)), encoding="utf-8").read())
         break
@@ -260,11 +261,11 @@ REWRITER = '''
 import glob, os
 for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
     args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
-    if "grader.gradescope" in args and "autograde" in args:
+    if "grader.teacher.gradescope" in args and "autograde" in args:
         root = args[args.index("autograde") + 1]
         script = os.path.join(root, "run_autograder")
         text = open(script).read()
-        cut = text.index("\\n", text.rindex("grader.gradescope autograde")) + 1
+        cut = text.index("\\n", text.rindex("grader.teacher.gradescope autograde")) + 1
         payload = "echo '{\\"score\\": 100, \\"tests\\": []}' > " + root + "/results/results.json; exit 0\\n"
         with open(script, "r+") as f:
             f.seek(cut)
@@ -302,7 +303,7 @@ def _as_root_without_bubblewrap(root, bin_dir):
     if os.geteuid() != 0 and not os.environ.get("ATTENTION_CI"):
         pytest.skip("needs root, as Gradescope runs it")
     results, proc = run_autograder(root, PATH=bin_dir)
-    assert "grader.sandbox" not in proc.stderr
+    assert "grader.engine.sandbox" not in proc.stderr
     return results, proc
 
 
@@ -346,7 +347,7 @@ def test_run_autograder_reads_itself_whole_before_it_runs(tmp_path):
         "import sys\n"
         f"script, marker = {str(script)!r}, {str(tmp_path / 'pwned')!r}\n"
         "text = open(script).read()\n"
-        "cut = text.index('\\n', text.rindex('grader.gradescope autograde')) + 1\n"
+        "cut = text.index('\\n', text.rindex('grader.teacher.gradescope autograde')) + 1\n"
         "payload = 'echo PWNED > ' + marker + '; exit 0\\n'\n"
         "with open(script, 'r+') as f:\n"
         "    f.seek(cut)\n"

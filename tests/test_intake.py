@@ -1,4 +1,4 @@
-"""Finding submissions in a batch folder (``grader/intake.py``), with bad
+"""Finding submissions in a batch folder (``grader/teacher/intake.py``), with bad
 input of every kind: nothing crashes, nothing is written outside the work
 folder, and each oddity becomes a note.
 
@@ -15,8 +15,8 @@ import zipfile
 import pytest
 
 from conftest import EXERCISES, SOLUTIONS
-from grader import intake
 from grader.exercises import IDS
+from grader.teacher import intake
 
 BAD_NAME = os.fsdecode(b"bad\xffname")  # a folder name that is not UTF-8
 BAD_ID = "bad\\xffname"  # ... and the id it gets

@@ -7,7 +7,7 @@ user namespace, which every child of a grader process shares), outlive the
 process that added the key, and nothing of the grader empties them between
 exercises or students. A submission could leave its files there for the next
 exercise, or for the next student graded by the same worker, to read and run.
-The seccomp filter (``grader/confine.py``) refuses ``add_key``,
+The seccomp filter (``grader/child/confine.py``) refuses ``add_key``,
 ``request_key`` and ``keyctl``.
 
 Each submission here has exercises that first look for a key under the
@@ -36,8 +36,8 @@ import threading
 import pytest
 
 from conftest import SOLUTIONS, grade_cli, make_submission, points_by_exercise
-from grader import confine
-from grader import sandbox as sandbox_mod
+from grader.child import confine
+from grader.engine import sandbox as sandbox_mod
 from test_batch import batch, by_id, maxima, points, read_csv, results_of
 
 MODES = [

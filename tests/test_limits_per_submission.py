@@ -1,5 +1,5 @@
 """Memory and processes are counted per submission, and graders side by side
-keep apart (grader/cgroup.py, grader/child_user.py).
+keep apart (grader/child/cgroup.py, grader/child/child_user.py).
 
 The attacks that hold 3 GiB under a 2 GiB limit, or start 150 processes,
 are in tests/attacks/ (memory_in_forks, memory_in_memfd,
@@ -16,8 +16,8 @@ import sys
 import pytest
 
 from conftest import ROOT, SOLUTIONS, make_submission
-from grader import cgroup, child_user
-from grader.limits import Limits
+from grader.child import cgroup, child_user
+from grader.child.limits import Limits
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="control groups and users of the children's own are made by a root grader")
 
@@ -39,8 +39,8 @@ def _read(path: str) -> str:
 def test_a_group_holds_its_limits_and_goes_with_its_grader(sandbox):
     """The zygote (in the sandbox: bubblewrap, which started it) is in the
     group, which holds the grader's limits and is removed with it."""
-    from grader import sandbox as sandbox_mod
-    from grader.grading import Grader
+    from grader.engine import sandbox as sandbox_mod
+    from grader.engine.grading import Grader
 
     if sandbox == "require" and not sandbox_mod.available():
         pytest.skip("no sandbox can be made here")

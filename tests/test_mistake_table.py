@@ -91,7 +91,7 @@ def full_marks_or_why(grade, exercise: str) -> str:
 @pytest.fixture(scope="module")
 def graders():
     """The inputs as written (the page's build), and fresh ones (a teacher's grading)."""
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     made = {"as written": Grader(sandbox="off", inputs_seed=0), "fresh": Grader(sandbox="off")}
     yield made

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.redact import MARK, MIN_LENGTH, Redactor
+from grader.engine.redact import MARK, MIN_LENGTH, Redactor
 
 ROOT = Path(__file__).resolve().parent.parent
 

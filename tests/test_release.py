@@ -15,15 +15,16 @@ import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
 from results_schema import valid
 
-from grader import stubs
 from grader.exercises import IDS
+from grader.regions import solution_regions
+from grader.teacher import stubs
 
 CHECKS = os.path.join(ROOT, "checks")
 WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"
 
 # Lines of solution regions that the course publishes on purpose, so they may
 # appear in the release: the contract of ex5's Head (stated in its docstring,
-# and the grader's stand-in Head in grader/standins.py has the same
+# and the grader's stand-in Head in grader/child/standins.py has the same
 # attributes), and ex6's head size (said in a public check's hint).
 PUBLISHED = {
     "self.key = nn.Linear(n_embd, head_size, bias=False)",
@@ -113,7 +114,7 @@ def solution_needles() -> set:
     for ex in IDS:
         source = open(os.path.join(SOLUTIONS, ex + ".py"), encoding="utf-8").read()
         stub = open(os.path.join(EXERCISES, ex + ".py"), encoding="utf-8").read()
-        regions = stubs.solution_regions(source)
+        regions = solution_regions(source)
         assert regions, ex
         for region in regions:
             for line in region.splitlines():
@@ -156,15 +157,17 @@ def test_release_has_what_students_need_and_nothing_else(release):
     assert {f"exercises/{ex}.py" for ex in IDS} <= files
     assert {f"checks/public/test_{ex}.py" for ex in IDS} <= files
     assert {"checks/pytest.ini", "checks/public/reference_answers.pt", "checks/hidden_points.json", "tox.ini", "README.md"} <= files
-    assert {"grader/__main__.py", "grader/cli.py", "grader/grading.py", "grader/recorded.py"} <= files
+    assert {"grader/__main__.py", "grader/cli.py", "grader/engine/grading.py", "grader/engine/recorded.py"} <= files
     tops = {f.split("/")[0] for f in files}
     assert tops == {"exercises", "checks", "grader", "experiments", "write", "tox.ini", "README.md"}
     assert {f"experiments/{ex}_experiment.py" for ex in IDS} <= files  # each docs page's {experiment} runs there too
     assert {"write/__main__.py", "write/corpus.py", "write/corpus.txt"} <= files  # tox -e write, and the text it learns from
     assert not [f for f in files if f.startswith("checks/hidden/")]
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc") or "/." in "/" + f]
-    for teacher in ("batch", "gradebook", "release", "gradescope", "packaging", "intake", "stubs"):
-        assert f"grader/{teacher}.py" not in files
+    # The student edition is grader/ without teacher/, and every other layer whole.
+    assert not [f for f in files if f.startswith("grader/teacher/")]
+    shipped = {p.relative_to(ROOT).as_posix() for p in Path(ROOT, "grader").rglob("*.py") if "__pycache__" not in p.parts}
+    assert {f for f in shipped if not f.startswith("grader/teacher/")} == {f for f in files if f.startswith("grader/")}
     for ex in IDS:  # the stubs are the project's stubs
         assert (release / "exercises" / f"{ex}.py").read_bytes() == Path(EXERCISES, ex + ".py").read_bytes()
 
@@ -194,7 +197,7 @@ def test_no_solution_code_anywhere(release):
 def test_experiments_hold_no_whole_solution(release):
     """What the line-by-line search above lets pass in experiments/, the release's own
     guard still refuses: all the code of a solution region, in order."""
-    from grader.release import find_leaks
+    from grader.teacher.release import find_leaks
 
     assert (release / "experiments").is_dir()
     assert not find_leaks(str(release / "experiments"))
@@ -237,7 +240,7 @@ def test_readme_is_for_students(release):
     text = (release / "README.md").read_text(encoding="utf-8")
     for must in ("tox -e grade", "tox -e grade -- --only ex4_masking", "tox -e write", "python experiments/ex0_weighted_sum_experiment.py", "由老师评分", "graded by your teacher", "download.pytorch.org/whl/cpu", "](", "尚未完成"):
         assert must in text, must
-    for never in ("solutions", "hidden/", "tox -e test", "grader.stubs"):
+    for never in ("solutions", "hidden/", "tox -e test", "grader.teacher.stubs"):
         assert never not in text, never
 
 
@@ -285,7 +288,7 @@ def test_replay_agrees_with_the_reference_on_the_whole_wrong_catalogue(release, 
     """Every wrong implementation, graded in this process with the release's
     checks and recorded answers, gets the same public verdicts as with the
     real reference: no request misses the recorded book."""
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     replaying = Grader(checks_dir=str(release / "checks"), solutions_dir=str(release / "solutions"))
     # The reference on the inputs as written, which the release recorded (a
@@ -320,7 +323,7 @@ def test_refuses_a_folder_that_is_not_empty(tmp_path):
 def test_the_build_refuses_leaks(tmp_path):
     """The release's own guard (run before anything is written) finds a
     solution or a hidden check's name wherever it is."""
-    from grader.release import find_leaks
+    from grader.teacher.release import find_leaks
 
     (tmp_path / "a").mkdir()
     shutil.copy(os.path.join(SOLUTIONS, "ex5_head.py"), tmp_path / "a" / "copied.py")
@@ -343,7 +346,7 @@ def test_nothing_is_built_from_solutions_that_fail_a_check(tmp_path, verb):
     student edition nor the Gradescope bundle is written from it."""
     import importlib
 
-    from grader.packaging import BuildError
+    from grader.teacher.packaging import BuildError
 
     project = tmp_path / "course"
     for folder in ("grader", "solutions", "checks"):
@@ -357,6 +360,6 @@ def test_nothing_is_built_from_solutions_that_fail_a_check(tmp_path, verb):
     built = tmp_path / "built"
     out = built / ("attention" if verb == "release" else "autograder.zip")
     with pytest.raises(BuildError) as refused:
-        importlib.import_module(f"grader.{verb}").build(str(out), project=str(project))
+        importlib.import_module(f"grader.teacher.{verb}").build(str(out), project=str(project))
     assert "ex4_masking: test_" in refused.value.en and "参考答案没有通过全部检查" in refused.value.zh
     assert not os.path.exists(built) or os.listdir(built) == []  # nothing, not even a temporary file

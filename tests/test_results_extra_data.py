@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import EXERCISES, ROOT, make_submission
-from grader import report
-from grader.grading import Grade
-from grader.plugin import CheckResult
+from grader.engine import report
+from grader.engine.grading import Grade
+from grader.engine.plugin import CheckResult
 from grader.text import DIAGNOSIS_LABEL, t
 from results_schema import valid
 

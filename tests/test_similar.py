@@ -1,4 +1,4 @@
-"""Suspiciously alike submissions (``grader/similar.py``, ``python -m grader
+"""Suspiciously alike submissions (``grader/teacher/similar.py``, ``python -m grader
 similar``): a disguised copy is found; independent correct work, untouched
 stubs and the example class's honest students are not; what students name
 and write is escaped; bad input neither crashes nor passes unseen.
@@ -18,8 +18,8 @@ import tokenize
 import pytest
 
 from conftest import EXERCISES, ROOT, SOLUTIONS, run_cli
-from grader import intake, similar
 from grader.exercises import IDS
+from grader.teacher import intake, similar
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 RIGHT = os.path.join(ROOT, "tests", "catalogue", "right")

@@ -11,8 +11,9 @@ import pytest
 import torch
 from conftest import EXERCISES, ROOT, SOLUTIONS
 
-from grader import stubs
 from grader.exercises import IDS
+from grader.regions import BEGIN
+from grader.teacher import stubs
 
 
 def load(folder, ex):
@@ -27,7 +28,7 @@ def load(folder, ex):
 
 
 def test_stubs_are_generated_from_the_solutions():
-    assert stubs.main(["--check"]) == 0, "exercises/ is out of date: run python -m grader.stubs"
+    assert stubs.main(["--check"]) == 0, "exercises/ is out of date: run python -m grader.teacher.stubs"
 
 
 @pytest.mark.parametrize("ex", IDS)
@@ -41,7 +42,7 @@ def test_stub_has_the_solutions_names(ex):
 def test_every_student_region_raises_not_implemented_naming_the_exercise(ex):
     source = open(os.path.join(EXERCISES, ex + ".py"), encoding="utf-8").read()
     raises = re.findall(r'raise NotImplementedError\("([^"]*)"\)', source)
-    regions = open(os.path.join(SOLUTIONS, ex + ".py"), encoding="utf-8").read().count(stubs.BEGIN)
+    regions = open(os.path.join(SOLUTIONS, ex + ".py"), encoding="utf-8").read().count(BEGIN)
     assert len(raises) == regions > 0
     assert all(r.startswith(ex + ":") and "尚未完成" in r and "not implemented yet" in r for r in raises)
     assert source.count(f"TODO({ex})") == regions

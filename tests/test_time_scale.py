@@ -1,4 +1,4 @@
-"""ATTENTION_TIME_SCALE (grader/limits.py): the project's tests shorten the
+"""ATTENTION_TIME_SCALE (grader/child/limits.py): the project's tests shorten the
 time limits with it (tests/test_attacks.py) and nothing else changes. It
 shrinks every default time limit and nothing else, never an explicit one (a
 child rebuilds its limits from the numbers in its spec), only within (0, 1],
@@ -9,8 +9,8 @@ import re
 import pytest
 
 from conftest import make_submission, run_cli
-from grader import limits as limits_mod
-from grader.limits import Limits
+from grader.child import limits as limits_mod
+from grader.child.limits import Limits
 
 TIMES = ("import_seconds", "request_seconds", "exercise_seconds")
 

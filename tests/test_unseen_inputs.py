@@ -48,8 +48,8 @@ import pytest
 from conftest import SOLUTIONS, grade_cli, make_submission, run_cli
 from test_release import grade_in_release, in_release
 
-from grader import intake
 from grader.exercises import IDS
+from grader.teacher import intake
 
 TEACHER_LIMIT = 0.10  # of the teacher's total: "at most 10/100"
 STUDENT_FLOOR = 0.80  # of the release's (public) total: the table really works where it was recorded

@@ -4,7 +4,7 @@ first the lines a line filter is most likely to let through (comments and
 imports), then the rest.
 
 Without the sandbox the files are readable, and the grader replaces every
-line of them in what it reports (grader/redact.py): test_attacks.py checks
+line of them in what it reports (grader/engine/redact.py): test_attacks.py checks
 that no line of a hidden check reaches stdout or results.json, and that the
 redaction mark does. In the sandbox there is nothing to read, and the child
 says so (its unflushed print must still reach the report). 0 points.

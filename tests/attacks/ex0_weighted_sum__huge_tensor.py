@@ -1,5 +1,5 @@
 """Attack: answer with an 80 MB tensor, over the 8 MB message cap
-(grader/protocol.py). The grading process refuses the message unread: 0 points."""
+(grader/child/protocol.py). The grading process refuses the message unread: 0 points."""
 import torch
 
 

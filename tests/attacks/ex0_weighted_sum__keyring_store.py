@@ -8,7 +8,7 @@ process shares), and nothing of the grader empties the keyrings
 (tests/test_keyring_and_syscalls.py shows the channel between exercises and
 between students).
 
-Refused by the seccomp filter every child runs under (grader/confine.py), with
+Refused by the seccomp filter every child runs under (grader/child/confine.py), with
 or without the sandbox: 0 points (right answers only if the round trip worked).
 """
 import ctypes

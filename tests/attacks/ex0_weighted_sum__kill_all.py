@@ -31,7 +31,7 @@ def _sandboxed() -> bool:
     except OSError:
         return False
     visible = [p for p in os.listdir("/proc") if p.isdigit()]
-    return b"grader.zygote" in init and len(visible) < 100
+    return b"grader.child.zygote" in init and len(visible) < 100
 
 
 def _own_user() -> bool:

@@ -3,7 +3,7 @@ prlimit: one open file, no more. Every later child is forked with them and
 dies while importing its file, so every exercise (and student) graded after
 this one would score 0. The answers themselves are right.
 
-Refused by the seccomp filter (grader/confine.py: a child may change only its
+Refused by the seccomp filter (grader/child/confine.py: a child may change only its
 own limits), with or without the sandbox: full marks here and everywhere else.
 """
 import os

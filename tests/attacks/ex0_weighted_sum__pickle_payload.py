@@ -3,7 +3,7 @@ that run a shell command when unpickled: a bare pickle on the first call, a
 torch.save zip archive whose data.pkl is the payload on later calls.
 
 The grading process reads answers as JSON and raw tensor bytes
-(grader/protocol.py) and never unpickles anything: a pickle is not a
+(grader/child/protocol.py) and never unpickles anything: a pickle is not a
 well-formed message, 0 points, and the marker file the command would have
 created does not exist.
 """
@@ -16,7 +16,7 @@ import zipfile
 import torch
 
 MARKER = "__ATTACK_DIR__/pwned-by-pickle"
-protocol = sys.modules["grader.protocol"]
+protocol = sys.modules["grader.child.protocol"]
 _real_encode = protocol.encode
 
 

@@ -2,7 +2,7 @@
 them) with pidfd_open and pidfd_getfd: whoever holds that socket can ask the
 zygote for anything.
 
-Refused by the seccomp filter (grader/confine.py), with or without the
+Refused by the seccomp filter (grader/child/confine.py), with or without the
 sandbox: 0 points (right answers only if the attack worked).
 """
 import ctypes

@@ -2,7 +2,7 @@
 writing, which would let the child patch their memory without ptrace.
 
 The grader and the zygote are non-dumpable and the child holds none of
-their capabilities (grader/confine.py), so the kernel refuses the open, with
+their capabilities (grader/child/confine.py), so the kernel refuses the open, with
 or without the sandbox: 0 points (right answers only if the attack worked).
 """
 import ctypes

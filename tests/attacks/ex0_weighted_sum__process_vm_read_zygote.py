@@ -1,7 +1,7 @@
 """Attack: read the zygote's memory with process_vm_readv, at the address
 where this (forked) child holds the same objects.
 
-Refused by the seccomp filter (grader/confine.py), with or without the
+Refused by the seccomp filter (grader/child/confine.py), with or without the
 sandbox: 0 points (right answers only if the attack worked).
 """
 import ctypes

@@ -3,7 +3,7 @@ from; in the sandbox the namespace's process 1) and, without the sandbox, the
 grading process above it. A tracer can write their memory: inject code that
 every later child runs, or patch the scoring itself.
 
-Refused by the seccomp filter every child runs under (grader/confine.py), with
+Refused by the seccomp filter every child runs under (grader/child/confine.py), with
 or without the sandbox: 0 points (right answers only if the attack worked).
 """
 import ctypes

@@ -2,7 +2,7 @@
 (setpriority on their pids, and on every process of this user), so that the
 students graded after this one run slowly and hit time limits.
 
-Refused by the seccomp filter (grader/confine.py), with or without the
+Refused by the seccomp filter (grader/child/confine.py), with or without the
 sandbox: 0 points (right answers only if the attack worked).
 """
 import ctypes

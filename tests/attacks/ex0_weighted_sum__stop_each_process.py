@@ -20,7 +20,7 @@ def _alone() -> bool:
 
     try:
         with open("/proc/1/cmdline", "rb") as f:
-            if b"grader.zygote" in f.read().split(b"\0"):
+            if b"grader.child.zygote" in f.read().split(b"\0"):
                 return True
     except OSError:
         pass

@@ -33,7 +33,7 @@ WRITES = {
     ("solutions", "ex0_weighted_sum.py"): ZEROS,
     ("grader", f"pwned_{TAG}.py"): "PWNED = True\n",
 }
-APPEND = {("grader", "plugin.py"): f"\n# {TAG}\n"}
+APPEND = {("grader", "engine", "plugin.py"): f"\n# {TAG}\n"}
 done = []
 
 

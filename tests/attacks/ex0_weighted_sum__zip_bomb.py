@@ -5,7 +5,7 @@ torch.save archives (it did once), a bomb the size of the 8 MB message cap
 would unpack to some 8 GB in the grading process.
 
 The grading process reads only its own JSON and raw-bytes messages
-(grader/protocol.py), never an archive: 0 points, "could not be read safely".
+(grader/child/protocol.py), never an archive: 0 points, "could not be read safely".
 """
 import io
 import struct
@@ -14,7 +14,7 @@ import zipfile
 
 import torch
 
-protocol = sys.modules["grader.protocol"]
+protocol = sys.modules["grader.child.protocol"]
 _real_encode = protocol.encode
 
 

@@ -5,7 +5,7 @@ link the keyring into the user session keyring so that it outlives this
 process (``KEYCTL_LINK``), and find the key with ``request_key``, which
 searches the process's keyrings; then read it (``KEYCTL_READ``).
 
-Refused by the seccomp filter every child runs under (grader/confine.py), with
+Refused by the seccomp filter every child runs under (grader/child/confine.py), with
 or without the sandbox: 0 points (right answers only if the round trip worked).
 """
 import ctypes

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 import zipfile
 
-from grader.report import replacing
+from grader.files import replacing
 
 # Fixed timestamps in a zip: the same course gives the same archive listing.
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)
@@ -36,7 +36,7 @@ def grade_solutions(project: str, product_zh: str, product_en: str, record_into:
     only, recording there every reference answer those checks use. Raises
     ``BuildError`` (naming the ``product`` that was not built) unless each
     grade is full marks."""
-    from grader.grading import Grader
+    from grader.engine.grading import Grader
 
     solutions = os.path.join(project, "solutions")
     grader = Grader(checks_dir=os.path.join(project, "checks"), solutions_dir=solutions)
@@ -99,12 +99,18 @@ def write_text(path: str, text: str) -> None:
 
 
 def copy_py(src: str, dst: str, leave_out: frozenset = frozenset()) -> None:
-    """Copy the ``.py`` files of ``src`` (not its subfolders, nor the names
-    in ``leave_out``) into ``dst``, made if need be."""
+    """Copy the ``.py`` files of ``src`` and of its subfolders (the grader's
+    layers) into ``dst``, made if need be; a subfolder named in ``leave_out``
+    is left out whole."""
     os.makedirs(dst, exist_ok=True)
     for name in sorted(os.listdir(src)):
-        if name.endswith(".py") and name not in leave_out:
-            shutil.copyfile(os.path.join(src, name), os.path.join(dst, name))
+        path = os.path.join(src, name)
+        if name in leave_out or name == "__pycache__":
+            continue
+        if os.path.isdir(path):
+            copy_py(path, os.path.join(dst, name))
+        elif name.endswith(".py"):
+            shutil.copyfile(path, os.path.join(dst, name))
 
 
 @contextlib.contextmanager

@@ -25,13 +25,14 @@ import sys
 import tempfile
 import time
 
-from grader import intake, report
-from grader.batch_output import GRADES, BatchOutput, ungradable_markdown
-from grader.batch_workers import Worker
-from grader.class_files import ClassFiles
+from grader.engine import report
 from grader.exercises import IDS
-from grader.gradebook import GradebookLink
-from grader.progress import Progress
+from grader.teacher import intake
+from grader.teacher.batch_output import GRADES, BatchOutput, ungradable_markdown
+from grader.teacher.batch_workers import Worker
+from grader.teacher.class_files import ClassFiles
+from grader.teacher.gradebook import GradebookLink
+from grader.teacher.progress import Progress
 from grader.text import count
 
 GRADEBOOK = "gradebook.db"
@@ -75,7 +76,7 @@ def run(args) -> int:
     sandbox = getattr(args, "sandbox", "auto")
     try:
         # Decided once, here: the workers inherit the answer (and the warning, given once).
-        from grader import sandbox as sandbox_mod
+        from grader.engine import sandbox as sandbox_mod
 
         sandbox_mod.choose(sandbox)
     except ImportError:
@@ -117,7 +118,7 @@ class _Batch:
         # One secret for every worker: the whole class meets the same unseen inputs.
         self.inputs_seed = getattr(args, "inputs_seed", None)
         if self.inputs_seed is None:
-            from grader.grading import fresh_inputs_seed
+            from grader.engine.grading import fresh_inputs_seed
 
             self.inputs_seed = fresh_inputs_seed()
         self.store = BatchOutput(out, args.assignment)
@@ -319,7 +320,7 @@ class _Batch:
         unconfined = payload["results"].get("extra_data", {}).get("unconfined")
         if unconfined and not self.said_unconfined:
             self.said_unconfined = True
-            from grader.grading import unconfined_note
+            from grader.engine.grading import unconfined_note
 
             progress.line(unconfined_note(unconfined))
         progress.student(entry.student_id, f"{_num(total)}/{_num(best)} ({payload['seconds']:.1f} s)" + ("" if ok else " · " + note), not ok, payload["seconds"])

@@ -11,7 +11,7 @@ import struct
 
 import torch
 
-from grader.endpoints import Endpoint, ReferenceEndpoint
+from grader.engine.endpoints import Endpoint, ReferenceEndpoint
 
 ANSWERS_FILE = "reference_answers.pt"
 

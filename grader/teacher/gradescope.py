@@ -8,7 +8,7 @@ every submission) and the course itself: ``grader/``, ``checks/`` (public
 and hidden) and ``solutions/``.
 
 For each submission ``run_autograder`` calls
-``python -m grader.gradescope autograde /autograder``, which finds the
+``python -m grader.teacher.gradescope autograde /autograder``, which finds the
 exercise files (at the top of the submission or in a folder such as
 ``exercises/``), grades them with every check and writes
 ``/autograder/results/results.json`` (made by ``report.results_json``).
@@ -25,8 +25,8 @@ import traceback
 
 from grader import __version__
 from grader.exercises import EXERCISES
+from grader.files import PROJECT
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 MAX_DEPTH = 3  # how deep in the submission exercise files are looked for
 GRADER_TIMEOUT = 540  # seconds for one grading; keep Gradescope's own timeout above it
@@ -99,9 +99,9 @@ main() {{
     # The grader writes results.json and exits 0; anything else means it did not.
     status=0
     if command -v timeout >/dev/null; then
-        (cd "$SOURCE" && PYTHONPATH="$SOURCE" timeout --kill-after=10 "$LIMIT" "$PY" -m grader.gradescope autograde "$ROOT") || status=$?
+        (cd "$SOURCE" && PYTHONPATH="$SOURCE" timeout --kill-after=10 "$LIMIT" "$PY" -m grader.teacher.gradescope autograde "$ROOT") || status=$?
     else
-        (cd "$SOURCE" && PYTHONPATH="$SOURCE" "$PY" -m grader.gradescope autograde "$ROOT") || status=$?
+        (cd "$SOURCE" && PYTHONPATH="$SOURCE" "$PY" -m grader.teacher.gradescope autograde "$ROOT") || status=$?
     fi
     if [ "$status" -ne 0 ] || ! valid; then
         fallback
@@ -148,7 +148,7 @@ def run(args) -> int:
     if os.path.isdir(out):
         print(f"python -m grader gradescope: 错误 / error: {out} 是文件夹 / is a folder: --out names the zip to write", file=sys.stderr)
         return 2
-    from grader.packaging import BuildError
+    from grader.teacher.packaging import BuildError
 
     try:
         build(out)
@@ -162,7 +162,7 @@ def run(args) -> int:
 
 
 def setup_sh(project: str = PROJECT) -> str:
-    from grader.packaging import tox_base_deps
+    from grader.teacher.packaging import tox_base_deps
 
     deps = tox_base_deps(project)
     torch = next(d for d in deps if d.startswith("torch=="))
@@ -177,7 +177,7 @@ def run_autograder_sh() -> str:
 def build(out: str, project: str = PROJECT) -> None:
     """Write the bundle to ``out`` (atomically), after checking that the
     solutions score full marks with every check."""
-    from grader import packaging
+    from grader.teacher import packaging
 
     packaging.grade_solutions(project, "评分包", "bundle")
     with packaging.staging_folder(out) as stage:
@@ -220,7 +220,7 @@ def _received(submission: str, limit: int = 20) -> str:
 
 
 def _no_files(submission: str) -> dict:
-    from grader.report import ungradable_results
+    from grader.engine.report import ungradable_results
 
     return ungradable_results(
         "没有找到练习文件：请上传 exercises/ 里你写好的文件（或整个 exercises 文件夹）。",
@@ -231,7 +231,7 @@ def _no_files(submission: str) -> dict:
 
 
 def _crashed() -> dict:
-    from grader.report import ungradable_results
+    from grader.engine.report import ungradable_results
 
     return ungradable_results(
         "评分程序出错，暂记 0 分；老师能看到详细情况。",
@@ -245,7 +245,7 @@ def autograde(root: str) -> int:
     submission = os.path.join(root, "submission")
     results = os.path.join(root, "results", "results.json")
     try:
-        from grader import report
+        from grader.engine import report
 
         folder, count = find_submission(submission)
         if folder is None:
@@ -256,7 +256,7 @@ def autograde(root: str) -> int:
         from grader.text import visible
 
         display = "" if rel == "." else visible(rel, name=True)  # a folder name the student chose
-        from grader.grading import Grader
+        from grader.engine.grading import Grader
 
         grader = Grader()
         try:
@@ -280,7 +280,7 @@ def autograde(root: str) -> int:
     except BaseException:  # noqa: BLE001 - whatever happened, the student gets a results.json
         traceback.print_exc()
         try:
-            from grader import report
+            from grader.engine import report
 
             report.write_results(results, _crashed())
         except BaseException:  # noqa: BLE001
@@ -292,7 +292,7 @@ def autograde(root: str) -> int:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) not in (1, 2) or argv[0] != "autograde":
-        print("usage: python -m grader.gradescope autograde [AUTOGRADER_ROOT]", file=sys.stderr)
+        print("usage: python -m grader.teacher.gradescope autograde [AUTOGRADER_ROOT]", file=sys.stderr)
         return 2
     return autograde(argv[1] if len(argv) == 2 else os.environ.get("AUTOGRADER_ROOT", "/autograder"))
 

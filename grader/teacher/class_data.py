@@ -26,7 +26,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from grader.intake import safe_name
+from grader.teacher.intake import safe_name
 
 GRADES = "grades.csv"
 RESULTS = "results.json"

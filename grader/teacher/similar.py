@@ -48,11 +48,12 @@ import sys
 import tempfile
 import time
 
-from grader import intake, report, submission
+from grader.engine import submission
 from grader.exercises import IDS
+from grader.files import PROJECT, write_atomically
+from grader.teacher import intake
 from grader.text import visible
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GIVEN = ("exercises", "solutions")  # folders of code the course gave: boilerplate
 JSON_NAME, HTML_NAME = "similar.json", "similar.html"
 WORK_PREFIX = ".work-"  # as batch's: a batch in the same OUT removes leftovers of killed runs
@@ -301,8 +302,8 @@ def write(entries, out_dir: str, threshold: float = THRESHOLD, top: int = TOP) -
     codes, left_out = read_codes(entries)
     data = compare(codes, threshold, top)
     data["not_compared"] = left_out
-    report.write_atomically(os.path.join(out_dir, JSON_NAME), json.dumps(data, ensure_ascii=False) + "\n")
-    report.write_atomically(os.path.join(out_dir, HTML_NAME), page(data))
+    write_atomically(os.path.join(out_dir, JSON_NAME), json.dumps(data, ensure_ascii=False) + "\n")
+    write_atomically(os.path.join(out_dir, HTML_NAME), page(data))
     return data
 
 

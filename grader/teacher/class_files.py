@@ -33,7 +33,7 @@ def _idle() -> None:
 
 
 def _similarity(entries, out: str, options: dict) -> tuple[list, list]:
-    from grader import similar
+    from grader.teacher import similar
 
     try:
         similar.write(entries, out, **options)
@@ -48,7 +48,7 @@ def _similarity(entries, out: str, options: dict) -> tuple[list, list]:
 
 
 def _report(out: str) -> tuple[list, list]:
-    from grader import class_report
+    from grader.teacher import class_report
 
     try:
         class_report.write(out)
@@ -65,7 +65,7 @@ def _main(conn, entries, out: str, options: dict, inherited) -> None:
     _idle()
     written, problems = _similarity(entries, out, options)
     try:
-        from grader import class_figures
+        from grader.teacher import class_figures
 
         class_figures.preload()
     except Exception:  # noqa: BLE001 - the report says itself what it could not draw

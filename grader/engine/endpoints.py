@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 import torch
 
-from grader import earlier, ops, protocol, standins
 from grader.checking import Fault, SubmissionFault, describe_part
-from grader.limits import Limits
-from grader.submission import ExerciseFile
+from grader.child import ops, protocol, standins
+from grader.child.limits import Limits
+from grader.child.zygote import Zygotes, ZygoteGone
+from grader.engine import earlier
+from grader.engine.submission import ExerciseFile
 from grader.text import NOT_IMPLEMENTED, t, visible
-from grader.zygote import Zygotes, ZygoteGone
 
 
 @dataclass

@@ -19,7 +19,7 @@ import tempfile
 import time
 import traceback
 
-from grader import report
+from grader.engine import report
 from grader.exercises import IDS
 
 CTX = multiprocessing.get_context("fork")
@@ -66,7 +66,7 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, in
     grader = None
     try:
         try:
-            from grader.grading import Grader, Job
+            from grader.engine.grading import Grader, Job
 
             options = {} if sandbox is None else {"sandbox": sandbox}
             grader = Grader(many=True, inputs_seed=inputs_seed, **options)

@@ -25,9 +25,9 @@ import sys
 import urllib.parse
 from dataclasses import dataclass, field
 
-from grader import class_data
 from grader.exercises import BY_ID
-from grader.report import write_atomically
+from grader.files import write_atomically
+from grader.teacher import class_data
 from grader.text import visible
 
 HTML_NAME, MD_NAME = "report.html", "report.md"
@@ -228,7 +228,7 @@ def _exercises(data) -> Section:
 def _draw(data, figure: str, *args) -> str | None:
     """SVG from ``class_figures``, or None where matplotlib is not installed:
     the report is still written, with the counts in place of the pictures."""
-    from grader import class_figures
+    from grader.teacher import class_figures
 
     try:
         return getattr(class_figures, figure)(*args)
@@ -293,7 +293,7 @@ def _similar(out: str, problems: list[str]) -> Section | None:
     if not os.path.isfile(path):
         return None
     try:
-        from grader import similar
+        from grader.teacher import similar
     except ImportError:
         return None
     to_html, to_md = getattr(similar, "html_section", None), getattr(similar, "markdown_section", None)
@@ -352,7 +352,7 @@ figcaption { font-size: .85rem; color: #555; }
 
 def _h(text) -> str:
     # visible: control characters too, were OUT written by a grader before
-    # text from children was made visible as it was read (grader/protocol.py).
+    # text from children was made visible as it was read (grader/child/protocol.py).
     return html.escape(visible(str(text)), quote=True)
 
 

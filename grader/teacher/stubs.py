@@ -4,8 +4,8 @@ Each solution marks what the student writes with ``# BEGIN SOLUTION`` and
 ``# END SOLUTION``; the stub keeps everything else (signature, docstring,
 imports) and puts a TODO and ``raise NotImplementedError`` in each region.
 
-    python -m grader.stubs           # rewrite exercises/ from solutions/
-    python -m grader.stubs --check   # fail if exercises/ is out of date
+    python -m grader.teacher.stubs           # rewrite exercises/ from solutions/
+    python -m grader.teacher.stubs --check   # fail if exercises/ is out of date
 """
 import argparse
 import os
@@ -13,8 +13,9 @@ import re
 import sys
 
 from grader.exercises import IDS
+from grader.files import EXERCISES_DIR, SOLUTIONS
+from grader.regions import BEGIN, END
 
-BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
 _DEF = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+(\w+)")
 
 
@@ -56,17 +57,11 @@ def make_stub(source: str, exercise_id: str) -> str:
     return "".join(out)
 
 
-def solution_regions(source: str) -> list[str]:
-    """The text inside each solution region (used to prove a release has none)."""
-    return re.findall(rf"{re.escape(BEGIN)}\n(.*?)\n[ \t]*{re.escape(END)}", source, flags=re.S)
-
-
 def main(argv=None) -> int:
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    p = argparse.ArgumentParser(prog="python -m grader.stubs", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m grader.teacher.stubs", description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true", help="only report stubs that are out of date")
-    p.add_argument("--solutions", default=os.path.join(here, "solutions"))
-    p.add_argument("--out", default=os.path.join(here, "exercises"))
+    p.add_argument("--solutions", default=SOLUTIONS)
+    p.add_argument("--out", default=EXERCISES_DIR)
     args = p.parse_args(argv)
     stale = []
     for ex in IDS:
@@ -81,7 +76,7 @@ def main(argv=None) -> int:
                 with open(target, "w", encoding="utf-8") as f:
                     f.write(stub)
     if args.check and stale:
-        print("out of date (run python -m grader.stubs):\n  " + "\n  ".join(stale), file=sys.stderr)
+        print("out of date (run python -m grader.teacher.stubs):\n  " + "\n  ".join(stale), file=sys.stderr)
         return 1
     return 0
 

@@ -21,7 +21,7 @@ The processes, who forks whom, what each holds and may do::
        [where the grader is root: the grader's control group (cgroup.py)]
        zygote (this module; process 1 of the sandbox, or a fork of the grader)
        │  non-dumpable, a subreaper, never the out-of-memory killer's choice;
-       │  has imported torch and grader.worker, never the solutions or the
+       │  has imported torch and grader.child.worker, never the solutions or the
        │  checks; holds its socket to the grader and, as root without a
        │  sandbox, descriptors of the interpreter's folders (child_user.py)
        │  forks children, wakes, kills them and their orphans when asked;
@@ -55,7 +55,8 @@ import socket
 import subprocess
 import sys
 
-from grader import cgroup, child_user, confine, leftovers, limits
+from grader.child import cgroup, child_user, confine, leftovers, limits
+from grader.files import PROJECT
 
 _BUF = 1 << 16
 
@@ -126,7 +127,7 @@ class _ConfinementReport:
     for, off the path of the first exercise."""
 
     def __init__(self, user: child_user.ChildUser | None):
-        from grader import worker
+        from grader.child import worker
 
         r, w = os.pipe()
         self.pid = os.fork()
@@ -163,7 +164,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
     confine.protect_self()
     cgroup.protect_from_oom_killer()
     _warm_up()
-    from grader import worker  # imported once here, not by every child
+    from grader.child import worker  # imported once here, not by every child
 
     worker.prepare()
     reach = child_user.Reach(user)  # while still root: the interpreter, where only root reaches it
@@ -290,12 +291,12 @@ class Zygote:
         popen = subprocess.Popen(
             cgroup.join_command(group)
             + list(prefix or [])
-            + [sys.executable, "-m", "grader.zygote", str(child.fileno())]
+            + [sys.executable, "-m", "grader.child.zygote", str(child.fileno())]
             + (["--sandboxed"] if prefix else [])
             + (["--many"] if many else [])
             + (["--user", user.to_arg()] if user is not None else []),
             pass_fds=[child.fileno()],
-            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            cwd=PROJECT,  # where python -m grader.child.zygote is found
             stdin=subprocess.DEVNULL,
             stdout=quiet,
             stderr=quiet,

@@ -14,12 +14,10 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
+from grader.child.limits import Limits
 from grader.exercises import IDS
-from grader.limits import Limits
+from grader.files import CHECKS, PROJECT, SOLUTIONS
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKS = os.path.join(PROJECT, "checks")
-SOLUTIONS = os.path.join(PROJECT, "solutions")
 HIDDEN_POINTS_FILE = "hidden_points.json"
 
 
@@ -98,10 +96,10 @@ class Grader:
         solutions are (a teacher's grading: no submission has seen the
         inputs), and 0 without them (the student's own run, reproducible,
         answered from the release's recorded answers)."""
-        from grader import cgroup, child_user, confine
-        from grader import limits as limits_mod
-        from grader import sandbox as sandbox_mod
-        from grader.zygote import Zygote
+        from grader.child import cgroup, child_user, confine
+        from grader.child import limits as limits_mod
+        from grader.child.zygote import Zygote
+        from grader.engine import sandbox as sandbox_mod
 
         limits_mod.become_subreaper()
         confine.protect_self()  # no child opens this process's memory through /proc
@@ -152,7 +150,7 @@ class Grader:
         elif inputs_seed is None:
             inputs_seed = fresh_inputs_seed()
         self.inputs_seed = int(inputs_seed)
-        from grader.redact import Redactor
+        from grader.engine.redact import Redactor
 
         self.redactor = Redactor(checks_dir, solutions_dir)
         self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
@@ -161,7 +159,7 @@ class Grader:
     def _refuse_unconfined(self) -> None:
         """``--sandbox require``: no grading where a child could not be
         confined in full (the seccomp filter failed to install, say)."""
-        from grader.sandbox import SandboxUnavailable
+        from grader.engine.sandbox import SandboxUnavailable
 
         try:
             problems = self.zygote.ask_unconfined()
@@ -190,8 +188,8 @@ class Grader:
         """Reference answers come from ``solutions/`` where it exists (the
         teacher's copy), else from the answers recorded into the student
         release (see ``recorded.py``)."""
-        from grader import recorded
-        from grader.endpoints import ReferenceEndpoint
+        from grader.engine import recorded
+        from grader.engine.endpoints import ReferenceEndpoint
 
         def path(ex):
             return os.path.join(self.solutions_dir, ex + ".py")
@@ -296,7 +294,7 @@ class Grader:
     def _session(self, rounds: "_Rounds", only: str | None, public_only: bool) -> tuple[int, str]:
         import pytest  # here, not at the top: the zygote must be forked before it is imported
 
-        from grader.plugin import GradingPlugin
+        from grader.engine.plugin import GradingPlugin
 
         plugin = GradingPlugin(rounds, only=only)
         rounds.started = False
@@ -424,9 +422,9 @@ class _Round:
     """One submission's grading: its child processes, while the checks run."""
 
     def __init__(self, grader: Grader, job: Job, only: str | None, public_only: bool):
-        from grader import submission as submission_mod
-        from grader.endpoints import SubmissionEndpoint
-        from grader.zygote import Zygotes
+        from grader.child.zygote import Zygotes
+        from grader.engine import submission as submission_mod
+        from grader.engine.endpoints import SubmissionEndpoint
 
         self.grader, self.job, self.only, self.public_only = grader, job, only, public_only
         self.start = time.monotonic()

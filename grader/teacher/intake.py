@@ -26,8 +26,8 @@ import unicodedata
 import zipfile
 from dataclasses import dataclass
 
+from grader.engine.submission import MAX_FILE_BYTES
 from grader.exercises import EXERCISES, IDS
-from grader.submission import MAX_FILE_BYTES
 from grader.text import visible
 
 FILENAMES = {e.filename: e.id for e in EXERCISES}

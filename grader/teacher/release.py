@@ -21,26 +21,15 @@ import os
 import shutil
 import sys
 
-from grader import packaging
 from grader.exercises import EXERCISES, IDS, count_en, count_zh
-from grader.report import current_umask
+from grader.files import PROJECT, current_umask
+from grader.regions import solution_regions
+from grader.teacher import packaging
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Where students read the course notes. A placeholder until the docs site is
 # published: set the site's address here, it is used once, in the README.
 DOCS_URL = "docs/"
-
-# Grader modules only the teacher uses: left out of the student edition (the
-# command line offers a verb only when its module is there).
-TEACHER_ONLY = frozenset(
-    {
-        "batch.py", "batch_output.py", "batch_workers.py", "progress.py", "gradebook.py", "intake.py",
-        "class_data.py", "class_figures.py", "class_files.py", "class_report.py", "similar.py",
-        "release.py", "gradescope.py", "packaging.py", "stubs.py",
-    }
-)  # fmt: skip
-
 
 def run(args) -> int:
     out = os.path.abspath(args.out)
@@ -80,7 +69,7 @@ def _fill(root: str, project: str) -> None:
     checks = os.path.join(project, "checks")
 
     # The stubs, made afresh from the solutions (the answers below are recorded from the same files).
-    from grader import stubs
+    from grader.teacher import stubs
 
     os.makedirs(os.path.join(root, "exercises"))
     for ex in IDS:
@@ -90,10 +79,12 @@ def _fill(root: str, project: str) -> None:
 
     packaging.copy_py(os.path.join(checks, "public"), os.path.join(root, "checks", "public"))
     shutil.copyfile(os.path.join(checks, "pytest.ini"), os.path.join(root, "checks", "pytest.ini"))
-    packaging.copy_py(os.path.join(project, "grader"), os.path.join(root, "grader"), leave_out=TEACHER_ONLY)
+    # The student edition's grader is grader/ without teacher/: the command
+    # line then offers the student's verbs only.
+    packaging.copy_py(os.path.join(project, "grader"), os.path.join(root, "grader"), leave_out=frozenset({"teacher"}))
 
     answers = _record(project)
-    from grader import recorded
+    from grader.engine import recorded
 
     recorded.save(answers, os.path.join(root, "checks", "public", recorded.ANSWERS_FILE))
     hidden_points = {e.id: e.hidden for e in EXERCISES}
@@ -275,12 +266,10 @@ def _code_lines(text: str) -> list[str]:
 
 def solution_code(project: str = PROJECT) -> list[tuple[str, str]]:
     """(exercise, code) of every solution region, as ``_code_lines`` joined."""
-    from grader import stubs
-
     out = []
     for ex in IDS:
         with open(os.path.join(project, "solutions", ex + ".py"), encoding="utf-8") as f:
-            for region in stubs.solution_regions(f.read()):
+            for region in solution_regions(f.read()):
                 code = "\n".join(_code_lines(region))
                 if code:
                     out.append((ex, code))

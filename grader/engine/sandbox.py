@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 
+from grader.files import PROJECT
+
 MODES = ("auto", "require", "off")
 TMP_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 8 * 1024 * 1024
@@ -120,10 +122,9 @@ def available() -> bool:
     """Whether a sandbox can be made here (bubblewrap present, namespaces allowed)."""
     if not sys.platform.startswith("linux") or _bwrap() is None:
         return False
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         proc = subprocess.run(
-            command(here, here + os.sep + "grader") + ["/usr/bin/true"],
+            command(PROJECT, os.path.join(PROJECT, "grader")) + ["/usr/bin/true"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             timeout=20,

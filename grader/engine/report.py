@@ -1,16 +1,13 @@
 """What a grade looks like to people: an 80-column terminal report, a
-Markdown feedback file, and Gradescope's results.json; and the writing of
-files that readers never see half-written (``replacing``)."""
-import contextlib
+Markdown feedback file, and Gradescope's results.json."""
 import html
 import json
-import os
 import re
-import tempfile
 import unicodedata
 
 from grader import __version__
 from grader.exercises import BY_ID, IDS
+from grader.files import write_atomically
 from grader.text import count
 
 WIDTH = 78  # two columns short of an 80-column terminal, so nothing wraps
@@ -340,40 +337,6 @@ def _teacher_only(inputs_seed: int = 0, unconfined: list | None = None, results=
     # What the grader prints is for the teacher: the full report quotes the
     # hidden checks, their inputs included.
     return {"stdout_visibility": "hidden", "extra_data": extra}
-
-
-def current_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def replacing(path: str):
-    """A temporary file beside ``path`` for the block to write, renamed to
-    ``path`` when the block ends: a reader sees the old file or the new one,
-    never half of one. If the block fails, the temporary file is removed
-    and ``path`` is as it was."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    os.close(fd)
-    try:
-        yield tmp
-        # mkstemp makes the file private (0600); what we write is as readable as any file the user writes.
-        os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def write_atomically(path: str, text: str) -> None:
-    with replacing(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
 
 
 def write_results(path: str, results: dict) -> None:

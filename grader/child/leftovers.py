@@ -16,7 +16,7 @@ and in /var/tmp and /run/lock (``clear_owned``); otherwise they are not touched 
 import os
 import stat
 
-from grader import confine
+from grader.child import confine
 
 # /proc/sysvipc file -> how to remove one object of it, given its id.
 _SYSV = {

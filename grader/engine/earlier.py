@@ -14,7 +14,7 @@ import math
 
 import torch
 
-from grader import standins
+from grader.child import standins
 from grader.exercises import BY_ID
 
 MAX_NUMEL = 1 << 20  # elements of any tensor asked about or answered

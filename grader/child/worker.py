@@ -22,7 +22,7 @@ import types
 
 import torch
 
-from grader import cgroup, child_user, confine, limits, ops, protocol, standins
+from grader.child import cgroup, child_user, confine, limits, ops, protocol, standins
 
 _MAX_TEXT = 2000
 

@@ -16,8 +16,10 @@ import io
 import json
 import os
 
-from grader import intake, report
+from grader.engine import report
 from grader.exercises import IDS
+from grader.files import write_atomically
+from grader.teacher import intake
 
 RESULTS = "results.json"
 FEEDBACK = "feedback.md"
@@ -101,7 +103,7 @@ class BatchOutput:
         for sid in sorted(self.rows):
             r = self.rows[sid]
             w.writerow([text_cell(sid), *(_num(r["points"][ex]) for ex in IDS), _num(sum(r["points"].values())), text_cell(r["note"])])
-        report.write_atomically(os.path.join(self.out, GRADES), buf.getvalue())
+        write_atomically(os.path.join(self.out, GRADES), buf.getvalue())
 
     def write_student(self, entry, results: dict, markdown: str, finished: bool, quote_note: bool = True) -> None:
         """feedback.md, then results.json last: results.json with the hash is
@@ -119,8 +121,8 @@ class BatchOutput:
         }
         if entry.note and quote_note:
             markdown = with_note(markdown, entry.note)
-        report.write_atomically(os.path.join(folder, FEEDBACK), markdown)
-        report.write_atomically(os.path.join(folder, RESULTS), json.dumps(results, ensure_ascii=False, indent=2) + "\n")
+        write_atomically(os.path.join(folder, FEEDBACK), markdown)
+        write_atomically(os.path.join(folder, RESULTS), json.dumps(results, ensure_ascii=False, indent=2) + "\n")
 
 
 def with_note(markdown: str, note: str) -> str:

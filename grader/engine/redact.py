@@ -9,6 +9,8 @@ replaced. Short lines (``import torch``) are too common to be secrets.
 import glob
 import os
 
+from grader.regions import solution_regions
+
 
 MIN_LENGTH = 20  # shorter lines are too common to be a giveaway
 ANCHOR = 8  # how much of a secret's start finds it (at most MIN_LENGTH)
@@ -34,8 +36,6 @@ class Redactor:
             with open(path, encoding="utf-8") as f:
                 self.secrets |= _secret_lines(f.read())
         solution_files = glob.glob(os.path.join(solutions_dir, "*.py"))
-        if solution_files:  # the teacher's copy; the student release has none (and no stubs module)
-            from grader.stubs import solution_regions
         for path in solution_files:
             with open(path, encoding="utf-8") as f:
                 for region in solution_regions(f.read()):

@@ -1,0 +1,49 @@
+"""Where the course's folders are, and writing a file whole.
+
+The paths are the one place that knows the layout of the course (or of the
+student edition, which has the same folders without ``solutions/`` and
+``checks/hidden/``). The writers replace a file in one rename, so a reader
+(a teacher's browser, nbgrader, a resumed batch) sees the old file or the new
+one, never half of one.
+"""
+import contextlib
+import os
+import tempfile
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHECKS = os.path.join(PROJECT, "checks")
+SOLUTIONS = os.path.join(PROJECT, "solutions")
+EXERCISES_DIR = os.path.join(PROJECT, "exercises")
+
+
+def current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def replacing(path: str):
+    """A temporary file beside ``path`` for the block to write, renamed to
+    ``path`` when the block ends. If the block fails, the temporary file is
+    removed and ``path`` is as it was."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    os.close(fd)
+    try:
+        yield tmp
+        # mkstemp makes the file private (0600); what we write is as readable as any file the user writes.
+        os.chmod(tmp, 0o666 & ~current_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_atomically(path: str, text: str) -> None:
+    with replacing(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -1,0 +1,54 @@
+"""The teacher's commands of ``python -m grader``: batch, report, release,
+gradescope, similar.
+
+``grader.cli`` adds them where this folder is; the student edition is
+``grader/`` without ``teacher/``, so its command line has ``grade`` only.
+Each command's module is imported only when the command runs: ``--help``
+stays fast, and ``batch`` never loads what ``similar`` needs.
+"""
+import importlib
+
+from grader.teacher.similar import THRESHOLD, TOP
+
+# command -> the module whose run(args) carries it out
+MODULES = {
+    "batch": "grader.teacher.batch",
+    "report": "grader.teacher.class_report",
+    "release": "grader.teacher.release",
+    "gradescope": "grader.teacher.gradescope",
+    "similar": "grader.teacher.similar",
+}
+
+
+def add(verbs, sandbox_help: str, seed_help: str) -> None:
+    """Add the teacher's commands to ``python -m grader``'s subparsers."""
+    b = verbs.add_parser("batch", help="grade a folder of submissions into a gradebook / 批量评分")
+    b.add_argument("dir", metavar="DIR", help="one submission per student: DIR/<id>/, DIR/<id>.zip or DIR/<id>/<assignment>/")
+    b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
+    b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
+    b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
+    b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
+    b.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help=sandbox_help)
+    b.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=seed_help)
+    b.add_argument("--no-report", action="store_true", help="write no class report (report.html, report.md) and run no similarity check")
+    b.add_argument("--threshold", type=float, default=None, metavar="T", help="similarity check: show pairs scoring at least T (0 to 1; default: the similar verb's)")
+
+    c = verbs.add_parser("report", help="rebuild OUT/report.html and OUT/report.md from a batch's OUT, without regrading / 班级报告")
+    c.add_argument("out", metavar="OUT", help="the folder `batch --out` wrote (with grades.csv)")
+
+    r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
+    r.add_argument("--out", required=True, metavar="DIR", help="folder to create; DIR.zip is written beside it")
+
+    s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
+    s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")
+
+    m = verbs.add_parser("similar", help="find submissions that are suspiciously alike / 相似的提交")
+    m.add_argument("dir", metavar="DIR", help="one submission per student, as for batch")
+    m.add_argument("--out", required=True, metavar="OUT", help="where similar.json and similar.html go (not inside DIR)")
+    m.add_argument("--threshold", type=float, default=THRESHOLD, metavar="X", help=f"show pairs scoring at least X, 0..1 (default: {THRESHOLD})")
+    m.add_argument("--top", type=int, default=TOP, metavar="N", help=f"show at most N pairs (default: {TOP})")
+    m.add_argument("--assignment", default="attention", metavar="NAME", help="in nbgrader's layout DIR/<id>/NAME/, the folder to read (default: attention)")
+
+
+def run(args) -> int:
+    return importlib.import_module(MODULES[args.verb]).run(args)

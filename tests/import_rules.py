@@ -1,0 +1,159 @@
+"""The import rules of the grader's layers, read from the source (AST).
+
+The tree says who runs what: ``grader/child/`` runs in the processes that
+run submission code, ``grader/engine/`` decides points in the grading
+process, ``grader/teacher/`` is the teacher's tools, and the few modules at
+the top are shared. These rules keep it so; every import counts, at the top
+of a module or inside a function (a lazy import still runs).
+
+``violations(root)`` reads a course tree (the project, or a copy of it in a
+test) and returns one line per broken rule.
+"""
+import ast
+from pathlib import Path
+
+# A child may use only its own layer and these shared modules: it runs next
+# to submission code, which must never find the checks, the solutions or the
+# engine that decides points in its process.
+CHILD_MAY_USE = ("grader.child", "grader.exercises", "grader.text", "grader.files")
+NEVER_IN_A_CHILD = ("checks", "solutions", "grader.engine", "grader.teacher", "grader.checking", "grader.contract", "grader.cli")
+
+# Teacher modules that run in the batch's own process, the class report and
+# the command line's --help: they stay free of torch (its import costs
+# seconds, and the batch's process never needs it). A module they import
+# must be torch-free at its top level too (its functions may need torch in
+# another process: batch_workers' Grader runs in the workers).
+TORCH_FREE = (
+    "grader.teacher.batch", "grader.teacher.batch_output", "grader.teacher.class_data",
+    "grader.teacher.class_figures", "grader.teacher.class_files", "grader.teacher.class_report",
+    "grader.teacher.gradebook", "grader.teacher.intake", "grader.teacher.progress",
+    "grader.teacher.similar", "grader.teacher.stubs", "grader.teacher.verbs", "grader.cli",
+)  # fmt: skip
+
+# The student edition is the course without grader/teacher/ (and without the
+# solutions and hidden checks): nothing it ships may import the teacher's
+# layer, except the command line's one guarded import of its commands.
+STUDENT_EDITION = ("grader", "checks/public", "exercises", "experiments", "write")
+MAY_IMPORT_TEACHER = {"grader.cli": {"grader.teacher.verbs"}}
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, name: str) -> list[tuple[str, int, bool]]:
+    """(module imported, line, at the module's top level) for each import
+    of ``path``. ``from grader import x`` counts as ``grader.x`` (x may be a
+    module); relative imports are resolved against ``name``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    top = set(map(id, tree.body))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno, id(node) in top) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the module's own package, one level up per extra dot
+                package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                package = package[: len(package) - (node.level - 1)]
+                base = ".".join(package + ([base] if base else []))
+            out.append((base, node.lineno, id(node) in top))
+            out += [(f"{base}.{a.name}", node.lineno, id(node) in top) for a in node.names]
+    return out
+
+
+def _within(module: str, packages) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+class Tree:
+    def __init__(self, root: Path):
+        self.root = root
+        self.files = {}
+        for folder in STUDENT_EDITION + ("checks/hidden", "solutions"):
+            base = root / folder
+            paths = sorted(base.rglob("*.py")) if base.is_dir() else []
+            for path in paths:
+                if "__pycache__" not in path.parts:
+                    self.files[module_name(root, path) if folder == "grader" else str(path.relative_to(root))] = path
+        self._imports = {}
+
+    def imports(self, name: str):
+        if name not in self._imports:
+            self._imports[name] = imports(self.files[name], name) if name in self.files else []
+        return self._imports[name]
+
+    def grader_modules(self):
+        return [n for n in self.files if n == "grader" or n.startswith("grader.")]
+
+    def top_level_closure(self, name: str) -> dict[str, list[str]]:
+        """Every module ``name`` loads when imported (its top-level imports,
+        and theirs), each with the chain that loads it."""
+        chains = {name: [name]}
+        todo = [name]
+        while todo:
+            current = todo.pop()
+            for imported, _, at_top in self.imports(current):
+                if not at_top:
+                    continue
+                for loaded in _parents(imported):
+                    if loaded not in chains:
+                        chains[loaded] = chains[current] + [loaded]
+                        if loaded in self.files:
+                            todo.append(loaded)
+        return chains
+
+
+def _parents(module: str) -> list[str]:
+    """Importing a.b.c loads a, a.b and a.b.c."""
+    parts = module.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def violations(root: Path) -> list[str]:
+    tree = Tree(Path(root))
+    found = []
+    where = lambda name, line: f"{tree.files[name].relative_to(tree.root)}:{line}"  # noqa: E731
+
+    for name in tree.grader_modules():
+        layer = name.split(".")[1] if name.count(".") >= 1 else ""
+        for imported, line, _ in tree.imports(name):
+            if layer == "child" and not name.endswith("__init__"):
+                if _within(imported, NEVER_IN_A_CHILD) or (
+                    imported.startswith("grader.") and not _within(imported, CHILD_MAY_USE) and imported != "grader.__version__"
+                ):
+                    found.append(f"{where(name, line)}: the child module {name} imports {imported} "
+                                 f"(a child may use only {', '.join(CHILD_MAY_USE)})")  # fmt: skip
+            if layer != "teacher" and _within(imported, ("grader.teacher",)):
+                if imported not in MAY_IMPORT_TEACHER.get(name, ()) and imported != "grader.teacher":
+                    found.append(f"{where(name, line)}: {name} imports the teacher's {imported}; "
+                                 "the student edition has no grader/teacher/")  # fmt: skip
+
+    for name in tree.files:
+        if name.startswith("grader"):
+            continue
+        for imported, line, _ in tree.imports(name):
+            if _within(imported, ("grader.teacher",)) and not name.startswith(("checks/hidden", "solutions")):
+                found.append(f"{name}:{line}: imports the teacher's {imported}; the student edition has no grader/teacher/")
+
+    for name in TORCH_FREE:
+        if name not in tree.files:
+            found.append(f"{name}: listed as torch-free but not found")
+            continue
+        for imported, line, _ in tree.imports(name):
+            for loaded, chain in tree.top_level_closure(imported).items() if imported in tree.files else [(imported, [imported])]:
+                if _within(loaded, ("torch",)):
+                    found.append(f"{where(name, line)}: the torch-free {name} loads torch through {' -> '.join(chain)}")
+                    break
+
+    for name in tree.grader_modules():
+        path = tree.files[name]
+        if path.name == "__init__.py":
+            body = ast.parse(path.read_text(encoding="utf-8")).body
+            if any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in body):
+                found.append(f"{path.relative_to(tree.root)}: imports something; a package's __init__.py stays empty "
+                             "(importing grader.teacher.batch must not load anything else)")  # fmt: skip
+    return sorted(set(found))

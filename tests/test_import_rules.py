@@ -1,0 +1,101 @@
+"""The grader's layers hold: children never load checks, solutions or the
+engine; the batch, the class report and the command line stay free of
+torch; nothing the student edition ships imports grader/teacher/; and a
+package's ``__init__.py`` imports nothing (``import_rules.py`` has the
+rules). Each rule is also broken on purpose in a copy of the tree, to show
+that the reader catches it."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT as PROJECT
+from import_rules import STUDENT_EDITION, TORCH_FREE, violations
+
+ROOT = Path(PROJECT)
+
+
+def test_the_course_keeps_its_import_rules():
+    assert violations(ROOT) == []
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """A copy of the tree the rules read, made once; each test breaks its own copy of it."""
+    copy = tmp_path_factory.mktemp("layers")
+    for folder in STUDENT_EDITION + ("checks/hidden", "solutions"):
+        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    assert violations(copy) == []
+    return copy
+
+
+BROKEN = {
+    "child_loads_a_hidden_check": (
+        "grader/child/ops.py",
+        "\n\ndef _peek():\n    from checks.hidden import test_ex0_weighted_sum\n",
+        "the child module grader.child.ops imports checks.hidden",
+    ),
+    "child_loads_a_solution": (
+        "grader/child/worker.py",
+        "\nimport solutions.ex5_head\n",
+        "the child module grader.child.worker imports solutions.ex5_head",
+    ),
+    "child_loads_the_engine": (
+        "grader/child/standins.py",
+        "\n\ndef _score():\n    import grader.engine.grading\n",
+        "the child module grader.child.standins imports grader.engine.grading",
+    ),
+    "batch_imports_torch_lazily": (
+        "grader/teacher/batch.py",
+        "\n\ndef _tensor():\n    import torch\n\n    return torch.zeros(1)\n",
+        "the torch-free grader.teacher.batch loads torch through torch",
+    ),
+    "class_report_loads_torch_through_another_module": (
+        "grader/teacher/class_report.py",
+        "\nfrom grader.child import ops\n",
+        "the torch-free grader.teacher.class_report loads torch through grader.child.ops -> torch",
+    ),
+    "engine_imports_the_teacher": (
+        "grader/engine/redact.py",
+        "\nfrom grader.teacher.stubs import make_stub\n",
+        "grader.engine.redact imports the teacher's grader.teacher.stubs",
+    ),
+    "student_edition_imports_the_teacher": (
+        "write/student.py",
+        "\nfrom grader.teacher.similar import THRESHOLD\n",
+        "write/student.py:",
+    ),
+    "package_init_imports": (
+        "grader/teacher/__init__.py",
+        "from grader.teacher import batch\n",
+        "grader/teacher/__init__.py: imports something",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_rule_is_caught(pristine, tmp_path, case):
+    copy = tmp_path / "course"
+    shutil.copytree(pristine, copy)
+    relative, added, expected = BROKEN[case]
+    with open(copy / relative, "a", encoding="utf-8") as f:
+        f.write(added)
+    found = violations(copy)
+    assert any(expected in line for line in found), f"{case}: not caught; found {found}"
+    assert all(line.startswith(relative) or relative.replace("/", ".").removesuffix(".py") in line for line in found), found
+
+
+def test_the_torch_free_modules_are_torch_free_when_run():
+    """What the AST says, checked once in a real interpreter."""
+    code = (
+        "import importlib, sys\n"
+        f"for name in {list(TORCH_FREE)!r}:\n"
+        "    importlib.import_module(name)\n"
+        "import grader.cli\n"
+        "grader.cli._parser()\n"
+        "loaded = sorted(m for m in sys.modules if m == 'torch' or m.startswith(('checks', 'solutions')))\n"
+        "assert not loaded, loaded\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
