@@ -1,6 +1,6 @@
 """ex6_block: public checks.
 
-ex6 is graded with the grader's stand-ins (grader/standins.py) in place of
+ex6 is graded with the grader's stand-ins (grader/child/standins.py) in place of
 your Head, MultiHeadAttention and FeedForward wherever they are parts of what
 is checked, so a mistake in ex5 (or in the attention, for the Block) never
 costs points twice. The stand-ins are swapped in when your code calls

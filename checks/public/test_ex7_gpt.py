@@ -1,6 +1,6 @@
 """ex7_gpt: public checks.
 
-ex7 is graded with the grader's stand-in Block (grader/standins.py) in place
+ex7 is graded with the grader's stand-in Block (grader/child/standins.py) in place
 of yours, so a mistake in ex6 never costs points twice. The stand-in is
 swapped in when your code calls ``Block(...)``, whether Block comes from
 ex6_block or from this file, and it notes the arguments your code passes it:

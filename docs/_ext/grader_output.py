@@ -102,7 +102,7 @@ class terminal_report(nodes.General, nodes.TextElement):
 
 
 def _columns(char: str) -> int:
-    from grader.report import width
+    from grader.engine.report import width
 
     return width(char)
 
@@ -195,8 +195,8 @@ def submission(spec: str, into: Path) -> tuple[Path, str | None]:
 def main(result_file: str, specs: list[str], all_checks: bool = False) -> None:
     """Grade each spec into ``result_file``: with a student's copy of the
     checks, or with ``all_checks`` the teacher's (hidden ones included)."""
-    from grader import report
-    from grader.grading import Grader
+    from grader.engine import report
+    from grader.engine.grading import Grader
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="docs-grader-") as tmp:
