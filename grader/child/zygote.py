@@ -10,25 +10,29 @@ keeps that clean state for every child it makes.
 It is also a subreaper: anything a child starts and orphans is re-parented to
 the zygote, which kills it when the grader says the exercise is over.
 
-The processes, who forks whom, what each holds and may do::
+The processes, who forks whom, what each holds and may do (paths under
+``grader/``; a teacher's batch, ``teacher/batch.py``, never imports torch and
+starts worker processes, ``teacher/batch_workers.py``, each a grader below)::
 
-    grader (grading.py; runs pytest, the checks and the reference)
+    grader (engine/grading.py, engine/plugin.py, engine/endpoints.py;
+    │  runs pytest, the checks and the reference)
     │  non-dumpable, a subreaper; holds the solutions, the checks, the
     │  zygote's socket and every child's three pipes (its ends)
     │  decides every point; never runs submission code
     │
     └─ [bubblewrap: new user, PID, IPC, network... namespaces, read-only /]
-       [where the grader is root: the grader's control group (cgroup.py)]
-       zygote (this module; process 1 of the sandbox, or a fork of the grader)
+       [where the grader is root: the grader's control group (child/cgroup.py)]
+       zygote (child/zygote.py; process 1 of the sandbox, or a fork of the grader)
        │  non-dumpable, a subreaper, never the out-of-memory killer's choice;
        │  has imported torch and grader.child.worker, never the solutions or the
        │  checks; holds its socket to the grader and, as root without a
-       │  sandbox, descriptors of the interpreter's folders (child_user.py)
+       │  sandbox, descriptors of the interpreter's folders (child/child_user.py)
        │  forks children, wakes, kills them and their orphans when asked;
        │  before each exercise clears the sandbox's /tmp, /dev/shm and IPC,
        │  or without one all the children's own user left there
        │
-       └─ child (worker.py), one per exercise (again after a crash)
+       └─ child (child/worker.py, child/ops.py, child/protocol.py), one per
+          │  exercise (again after a crash)
           │  a session of its own; descriptors 0 (/dev/null), 1 and 2 (the
           │  output pipe), 3 (requests in), 4 (answers out), the zygote's
           │  interpreter descriptors if any, nothing else
@@ -36,7 +40,7 @@ The processes, who forks whom, what each holds and may do::
           │  sandbox, a user of the grader's own; resource limits; no
           │  capabilities; a seccomp filter: it cannot trace, read or write
           │  the memory of, take descriptors from, or change the limits or
-          │  priority of any process but itself (confine.py); waits for the
+          │  priority of any process but itself (child/confine.py); waits for the
           │  grader's word, says it heard it, then imports the file from a
           │  folder it cannot change (written for this exercise, or, where no
           │  child can write it, read-only and written once per submission)
