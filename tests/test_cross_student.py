@@ -13,8 +13,8 @@ one worker (one grader, one zygote) grades them all, in sorted id order:
   segment, a POSIX message queue), then the solution of the exercise;
 - ``b_right``: the solutions;
 - ``c_stubs``: the untouched stubs of exercises/;
-- ``d_mistakes``: one typical mistake per exercise (``MISTAKES``, from
-  tests/catalogue/wrong/), each file also looking, at import, for what the
+- ``d_mistakes``: one typical mistake per exercise (``MISTAKES``, the files
+  of tests/catalogue/wrong/ marked ``cross-student``), each file also looking, at import, for what the
   attacker left behind and for a changed priority (``FIND``): it prints what
   it finds and raises (so that it shows in results.json) if it finds what
   must be gone in the mode graded.
@@ -59,6 +59,7 @@ import sys
 
 import pytest
 
+from catalogue_marks import marked
 from conftest import EXERCISES, ROOT, SOLUTIONS, TEST_INPUTS_SEED
 from grader.engine import sandbox as sandbox_mod
 from grader.exercises import IDS
@@ -76,17 +77,9 @@ ATTACKS = [
     "ex0_weighted_sum__lower_zygote_limits",
 ]
 
-# One usual mistake per exercise (each loses points in its own exercise only).
-MISTAKES = {
-    "ex0_weighted_sum": "ex0_weighted_sum__softmax_dim0",
-    "ex1_averaging": "ex1_averaging__triu",
-    "ex2_scores": "ex2_scores__k_at_q_transposed",
-    "ex3_scaling": "ex3_scaling__multiplies_by_sqrt",
-    "ex4_masking": "ex4_masking__filled_with_zero",
-    "ex5_head": "ex5_head__no_scaling",
-    "ex6_block": "ex6_block__no_residuals",
-    "ex7_gpt": "ex7_gpt__no_ln_f",
-}
+# One usual mistake per exercise (each loses points in its own exercise only):
+# the files marked "cross-student" (tests/catalogue_marks.py).
+MISTAKES = marked("cross-student")
 
 # Sorted ids: the batch hands students out in this order.
 ATTACKER, RIGHT, STUBS, MISTAKEN = "a_attacker", "b_right", "c_stubs", "d_mistakes"

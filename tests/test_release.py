@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from catalogue_marks import marked
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
 from results_schema import valid
 
@@ -36,29 +37,9 @@ MIN_CODE = 16  # shorter code lines (``return x``, ``nn.ReLU(),``) prove nothing
 PROSE = re.compile(r"[A-Za-z]{3,}")  # a comment with three words explains; one of shapes like (B, T, C) does not
 
 # Two submissions of wrong implementations (each caught by a public check),
-# one per exercise each, graded in the release by its command line.
-WRONG_SETS = [
-    {
-        "ex0_weighted_sum": "ex0_weighted_sum__softmax_dim0",
-        "ex1_averaging": "ex1_averaging__triu",
-        "ex2_scores": "ex2_scores__k_at_q_transposed",
-        "ex3_scaling": "ex3_scaling__scales_by_shape",
-        "ex4_masking": "ex4_masking__filled_with_zero",
-        "ex5_head": "ex5_head__scaled_by_n_embd",
-        "ex6_block": "ex6_block__heads_in_plain_list",
-        "ex7_gpt": "ex7_gpt__first_position_logits",
-    },
-    {
-        "ex0_weighted_sum": "ex0_weighted_sum__no_softmax",
-        "ex1_averaging": "ex1_averaging__integer_matrix",
-        "ex2_scores": "ex2_scores__flattened_batch",
-        "ex3_scaling": "ex3_scaling__multiplies_by_sqrt",
-        "ex4_masking": "ex4_masking__minus_1e9",
-        "ex5_head": "ex5_head__linear_with_bias",
-        "ex6_block": "ex6_block__post_norm",
-        "ex7_gpt": "ex7_gpt__loss_summed",
-    },
-]
+# one per exercise each, graded in the release by its command line: the files
+# marked "release-set-1" and "release-set-2" (tests/catalogue_marks.py).
+WRONG_SETS = [marked("release-set-1"), marked("release-set-2")]
 CHECK_BROKE = ("please tell your teacher", "检查本身出错", "no recorded reference answer")
 
 

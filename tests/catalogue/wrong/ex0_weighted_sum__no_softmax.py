@@ -1,6 +1,7 @@
 """ex0 mistake: the raw scores are used as weights, with no softmax.
 zh: 直接拿原始分数当权重，没有做 softmax。
 """
+# marked: release-set-2
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex0 mistake: softmax over dim 0 instead of the last dim (right only for 1-D scores).
 zh: softmax 做在第 0 维上，而不是最后一维（只有一维的分数才碰巧对）。
 """
+# marked: representative, release-set-1, cross-student
 import torch
 
 

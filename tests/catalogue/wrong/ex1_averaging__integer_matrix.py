@@ -1,6 +1,7 @@
 """ex1 mistake: the matrix is built from integers and divided with //, so it is an integer matrix of 0s and 1s.
 zh: 矩阵用整数建、用 // 除，得到的是只有 0 和 1 的整数矩阵。
 """
+# marked: release-set-2
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex1 mistake: torch.triu instead of torch.tril, so each position averages itself and the future.
 zh: 用了 torch.triu 而不是 torch.tril，每个位置平均的是自己和未来。
 """
+# marked: representative, release-set-1, cross-student
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex2 mistake: the batch is flattened into one (B*T, hs) matrix, which mixes samples (and only works for B = 1).
 zh: 把整批压成一个 (B*T, hs) 的矩阵再乘，不同样本混在了一起（只有 B = 1 时才对）。
 """
+# marked: release-set-2
 import torch
 
 

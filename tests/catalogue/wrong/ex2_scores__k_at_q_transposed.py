@@ -1,6 +1,7 @@
 """ex2 mistake: k @ q^T instead of q @ k^T, so the result is transposed.
 zh: 算成了 k @ q^T，而不是 q @ k^T，结果是转置的。
 """
+# marked: representative, release-set-1, cross-student
 import torch
 
 

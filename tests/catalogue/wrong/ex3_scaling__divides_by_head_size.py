@@ -1,6 +1,7 @@
 """ex3 mistake: divides by head_size instead of by its square root.
 zh: 除以 head_size 本身，而不是它的平方根。
 """
+# marked: representative
 import torch
 
 

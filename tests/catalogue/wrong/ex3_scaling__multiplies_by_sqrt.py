@@ -1,6 +1,7 @@
 """ex3 mistake: multiplies by sqrt(head_size) instead of dividing by it.
 zh: 乘以 sqrt(head_size)，而不是除以它。
 """
+# marked: release-set-2, cross-student
 import torch
 
 

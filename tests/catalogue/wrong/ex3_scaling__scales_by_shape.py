@@ -1,6 +1,7 @@
 """ex3 mistake: scales by scores.shape[-1] (T) instead of the head_size argument.
 zh: 用 scores.shape[-1]（也就是 T）缩放，而不是传进来的 head_size。
 """
+# marked: release-set-1
 import torch
 
 

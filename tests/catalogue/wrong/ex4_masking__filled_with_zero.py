@@ -1,6 +1,7 @@
 """ex4 mistake: the future is filled with 0 instead of -inf, so it still gets weight after softmax.
 zh: 未来填成 0 而不是 -inf，softmax 之后它仍然有权重。
 """
+# marked: representative, release-set-1, cross-student
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex4 mistake: the future is filled with -1e9 instead of float('-inf').
 zh: 未来填的是 -1e9，而不是 float('-inf')。
 """
+# marked: release-set-2
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex5 mistake: the key, query and value layers have bias=True.
 zh: 键、查询、值三个线性层用了 bias=True。
 """
+# marked: release-set-2
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

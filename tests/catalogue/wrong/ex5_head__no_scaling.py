@@ -1,6 +1,7 @@
 """ex5 mistake: the scores are not scaled by head_size ** -0.5.
 zh: 分数没有乘以 head_size ** -0.5。
 """
+# marked: cross-student
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

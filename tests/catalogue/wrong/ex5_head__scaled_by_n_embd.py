@@ -1,6 +1,7 @@
 """ex5 mistake: scores scaled by C ** -0.5 with C = n_embd (the lecture's bug) instead of head_size.
 zh: 分数乘的是 C ** -0.5，C 是 n_embd（讲座里的那个错误），而不是 head_size。
 """
+# marked: representative, release-set-1
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,6 +1,7 @@
 """ex6 mistake: the heads are kept in a plain Python list, not an nn.ModuleList, so their parameters are not registered.
 zh: 各个头放在普通的 Python 列表里，而不是 nn.ModuleList，它们的参数没有登记到模块上。
 """
+# marked: release-set-1
 import torch
 import torch.nn as nn
 

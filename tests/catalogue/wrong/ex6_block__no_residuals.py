@@ -1,6 +1,7 @@
 """ex6 mistake: Block has no residual connections (x = sa(ln1(x)) instead of x = x + ...).
 zh: Block 没有残差连接（写成 x = sa(ln1(x))，而不是 x = x + ...）。
 """
+# marked: cross-student
 import torch
 import torch.nn as nn
 

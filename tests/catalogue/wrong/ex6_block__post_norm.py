@@ -1,6 +1,7 @@
 """ex6 mistake: post-norm (x = ln(x + sublayer(x))) instead of pre-norm.
 zh: 用了后置归一化（x = ln(x + sublayer(x))），而不是前置归一化。
 """
+# marked: representative, release-set-2
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 """ex7 mistake: generate samples from the first position's logits, logits[:, 0, :].
 zh: generate 按第一个位置的 logits 抽字，logits[:, 0, :]。
 """
+# marked: release-set-1
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: the loss is summed over the positions (reduction='sum') instead of averaged.
 zh: loss 对所有位置求和（reduction='sum'），而不是取平均。
 """
+# marked: release-set-2
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: lm_head is applied to the blocks' output without the final layer norm.
 zh: 块的输出没经过最后的层归一化就进了 lm_head。
 """
+# marked: cross-student
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: forward adds no position embedding (the blocks get the token embeddings alone).
 zh: forward 没有加位置嵌入（块只拿到字的嵌入）。
 """
+# marked: representative
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
