@@ -24,7 +24,8 @@ import stat
 import tempfile
 import unicodedata
 import zipfile
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from grader.engine.submission import MAX_FILE_BYTES
 from grader.exercises import EXERCISES, IDS
@@ -132,6 +133,20 @@ def _rank(relpath: str, count: int, assignment: str | None):
     return (0 if assignment and assignment in parts else 1, -count, len(parts), relpath)
 
 
+def _choose(counts: dict[str, int], assignment: str | None, notes: list) -> str:
+    """The folder to grade, of those with exercise files (folder -> how
+    many), by ``_rank``; the others are noted as not graded."""
+    ranked = sorted(counts, key=lambda rel: _rank(rel, counts[rel], assignment))
+    if ranked[1:]:
+        notes.append(_note("另有练习文件未评分，在", "other exercise files not graded, in") + ": " + _list([r + "/" for r in ranked[1:]]))
+    return ranked[0]
+
+
+def _note_ignored(junk: list[str], notes: list) -> None:
+    if junk:
+        notes.append(_note("忽略", "ignored") + ": " + _list(junk))
+
+
 def _read_regular(path: str, notes: list) -> bytes | str:
     """The file's bytes, read without following a symbolic link; or a word
     for why not (the grader reports the same file in its own words)."""
@@ -204,24 +219,18 @@ def _from_folder(root: str, student_id: str, name: str, assignment: str | None) 
     folders, truncated = _walk(root)
     if truncated:
         notes.append(_note(f"文件夹内文件过多，只查看了前 {MAX_WALK_ENTRIES} 个", f"too many files: only the first {MAX_WALK_ENTRIES} were looked at"))
-    with_files = [(rel, files) for rel, files, _ in folders if files]
+    with_files = {rel: len(files) for rel, files, _ in folders if files}
     junk = sorted(o for _, _, others in folders for o in others)
     if not with_files:
         notes.append(_note("没有练习文件", "no exercise files"))
-        if junk:
-            notes.append(_note("忽略", "ignored") + ": " + _list(junk))
+        _note_ignored(junk, notes)
         return Entry(student_id, None, "; ".join(notes), printable(name))
-    with_files.sort(key=lambda rf: _rank(rf[0], len(rf[1]), assignment))
-    rel, _ = with_files[0]
-    others = [r for r, _ in with_files[1:]]
-    if others:
-        notes.append(_note("另有练习文件未评分，在", "other exercise files not graded, in") + ": " + _list([o + "/" for o in others]))
+    rel = _choose(with_files, assignment, notes)
     folder = os.path.join(root, rel) if rel else root
     sources = {}
     for ex in EXERCISES:
         sources[ex.id] = _read_regular(os.path.join(folder, ex.filename), notes)
-    if junk:
-        notes.append(_note("忽略", "ignored") + ": " + _list(junk))
+    _note_ignored(junk, notes)
     display = printable(name) + (("/" + printable(rel)) if rel else "")
     return Entry(student_id, folder, "; ".join(notes), display, digest(sources))
 
@@ -242,80 +251,128 @@ def _member_path(name: str) -> list[str] | None:
     return parts
 
 
+class _Refused(Exception):
+    """A zip that is not graded at all; ``note`` says why."""
+
+    def __init__(self, zh: str, en: str):
+        super().__init__(en)
+        self.note = _note(zh, en)
+
+
+@dataclass
+class _ZipListing:
+    """A zip's members, sorted by what becomes of them."""
+
+    candidates: dict[str, dict[str, zipfile.ZipInfo]] = field(default_factory=dict)  # folder -> exercise file name -> member
+    refused: list[str] = field(default_factory=list)  # paths that point outside the folder
+    links: list[str] = field(default_factory=list)  # symbolic links, never unpacked
+    junk: list[str] = field(default_factory=list)  # other files, listed as ignored
+    same: set[str] = field(default_factory=set)  # paths given to two files or more
+
+
 def _from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: str | None) -> Entry:
     display = printable(name)
     try:
+        with _opened_zip(path) as (zf, members):
+            _refuse_bombs(members)
+            listing = _list_members(members)
+            notes = _listing_notes(listing)
+            if not listing.candidates:
+                notes.append(_note("zip 里没有练习文件", "no exercise files in the zip"))
+                _note_ignored(listing.junk, notes)
+                return Entry(student_id, None, "; ".join(notes), display)
+            rel = _choose({r: len(files) for r, files in listing.candidates.items()}, assignment, notes)
+            target, sources = _extract(zf, listing.candidates[rel], work_dir, notes)
+    except _Refused as refused:
+        return Entry(student_id, None, refused.note, display)
+    _note_ignored(listing.junk, notes)
+    display = display + (("/" + printable(rel)) if rel else "")
+    return Entry(student_id, target, "; ".join(notes), display, digest(sources))
+
+
+@contextmanager
+def _opened_zip(path: str):
+    """The zip and its members, opened without following a symbolic link;
+    ``_Refused`` if it cannot be read, is too large or is no zip."""
+    try:
         info = os.lstat(path)
     except OSError as exc:
-        return Entry(student_id, None, _note("无法读取 zip", f"cannot read the zip: {exc.strerror}"), display)
+        raise _Refused("无法读取 zip", f"cannot read the zip: {exc.strerror}") from None
     if info.st_size > MAX_ZIP_BYTES:
-        return Entry(student_id, None, _note(f"zip 超过 {MAX_ZIP_BYTES >> 20} MB，未评分", f"zip over {MAX_ZIP_BYTES >> 20} MB: not graded"), display)
-    notes: list[str] = []
+        raise _Refused(f"zip 超过 {MAX_ZIP_BYTES >> 20} MB，未评分", f"zip over {MAX_ZIP_BYTES >> 20} MB: not graded")
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         fh = os.fdopen(fd, "rb")
     except OSError as exc:
-        return Entry(student_id, None, _note("无法读取 zip", f"cannot read the zip: {exc.strerror}"), display)
+        raise _Refused("无法读取 zip", f"cannot read the zip: {exc.strerror}") from None
     with fh:
         try:
             zf = zipfile.ZipFile(fh)
             members = zf.infolist()
         except Exception:  # noqa: BLE001 - any way a zip can be broken
-            return Entry(student_id, None, _note("不是有效的 zip 文件", "not a valid zip file"), display)
+            raise _Refused("不是有效的 zip 文件", "not a valid zip file") from None
         with zf:
-            if len(members) > MAX_ZIP_MEMBERS:
-                return Entry(student_id, None, _note(f"zip 内文件过多（{len(members)} 个），未评分", f"too many files in the zip ({len(members)} > {MAX_ZIP_MEMBERS}): not graded"), display)
-            if sum(m.file_size for m in members) > MAX_ZIP_UNPACKED:
-                return Entry(student_id, None, _note(f"zip 解压后超过 {MAX_ZIP_UNPACKED >> 20} MB，未评分", f"the zip unpacks to over {MAX_ZIP_UNPACKED >> 20} MB: not graded"), display)
-            candidates: dict[str, dict[str, zipfile.ZipInfo]] = {}
-            refused, links, junk = [], [], []
-            paths: set[str] = set()  # every file's path, as normalised
-            same = set()  # paths given to two files or more
-            for m in members:
-                parts = _member_path(m.filename)
-                if parts is None:
-                    refused.append(m.filename)
-                    continue
-                if not parts or m.is_dir():
-                    continue
-                path = "/".join(parts)
-                if path in paths:
-                    same.add(path)
-                paths.add(path)
-                if any(p in QUIET or p.startswith(".") for p in parts) or parts[-1].endswith(".pyc"):
-                    continue
-                if _is_symlink(m):
-                    links.append(m.filename)
-                    continue
-                if parts[-1] in FILENAMES and len(parts) <= MAX_DEPTH + 1:
-                    candidates.setdefault("/".join(parts[:-1]), {})[parts[-1]] = m
-                else:
-                    junk.append(path)
-            if same:
-                # Unpacked, the last would win: refuse the zip rather than guess.
-                shown = _list(sorted(same))
-                return Entry(student_id, None, _note(f"zip 内有同名文件（{shown}），未评分", f"files of the same name in the zip ({shown}): not graded"), display)
-            if refused:
-                notes.append(_note("拒绝了不安全的路径", "refused unsafe paths") + ": " + _list(refused))
-            if links:
-                notes.append(_note("未解压符号链接", "symbolic links not unpacked") + ": " + _list(links))
-            if not candidates:
-                notes.append(_note("zip 里没有练习文件", "no exercise files in the zip"))
-                if junk:
-                    notes.append(_note("忽略", "ignored") + ": " + _list(junk))
-                return Entry(student_id, None, "; ".join(notes), display)
-            ranked = sorted(candidates, key=lambda rel: _rank(rel, len(candidates[rel]), assignment))
-            rel = ranked[0]
-            if ranked[1:]:
-                notes.append(_note("另有练习文件未评分，在", "other exercise files not graded, in") + ": " + _list([r + "/" for r in ranked[1:]]))
-            target = tempfile.mkdtemp(prefix="zip-", dir=work_dir)
-            sources: dict[str, bytes | str] = {}
-            for filename, m in sorted(candidates[rel].items()):
-                sources[FILENAMES[filename]] = _unpack(zf, m, os.path.join(target, filename), notes)
-    if junk:
-        notes.append(_note("忽略", "ignored") + ": " + _list(junk))
-    display = display + (("/" + printable(rel)) if rel else "")
-    return Entry(student_id, target, "; ".join(notes), display, digest(sources))
+            yield zf, members
+
+
+def _refuse_bombs(members: list[zipfile.ZipInfo]) -> None:
+    """Refuse a zip of too many members, or one that says it unpacks too large."""
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise _Refused(f"zip 内文件过多（{len(members)} 个），未评分", f"too many files in the zip ({len(members)} > {MAX_ZIP_MEMBERS}): not graded")
+    if sum(m.file_size for m in members) > MAX_ZIP_UNPACKED:
+        raise _Refused(f"zip 解压后超过 {MAX_ZIP_UNPACKED >> 20} MB，未评分", f"the zip unpacks to over {MAX_ZIP_UNPACKED >> 20} MB: not graded")
+
+
+def _list_members(members: list[zipfile.ZipInfo]) -> _ZipListing:
+    """Sort the members: unsafe paths, quiet names, links, exercise files
+    (by folder, at most MAX_DEPTH deep) and the rest."""
+    listing = _ZipListing()
+    paths: set[str] = set()  # every file's path, as normalised
+    for m in members:
+        parts = _member_path(m.filename)
+        if parts is None:
+            listing.refused.append(m.filename)
+            continue
+        if not parts or m.is_dir():
+            continue
+        path = "/".join(parts)
+        if path in paths:
+            listing.same.add(path)
+        paths.add(path)
+        if any(p in QUIET or p.startswith(".") for p in parts) or parts[-1].endswith(".pyc"):
+            continue
+        if _is_symlink(m):
+            listing.links.append(m.filename)
+            continue
+        if parts[-1] in FILENAMES and len(parts) <= MAX_DEPTH + 1:
+            listing.candidates.setdefault("/".join(parts[:-1]), {})[parts[-1]] = m
+        else:
+            listing.junk.append(path)
+    return listing
+
+
+def _listing_notes(listing: _ZipListing) -> list[str]:
+    """The notes for what was not unpacked; ``_Refused`` for two files of one path."""
+    if listing.same:
+        # Unpacked, the last would win: refuse the zip rather than guess.
+        shown = _list(sorted(listing.same))
+        raise _Refused(f"zip 内有同名文件（{shown}），未评分", f"files of the same name in the zip ({shown}): not graded")
+    notes = []
+    if listing.refused:
+        notes.append(_note("拒绝了不安全的路径", "refused unsafe paths") + ": " + _list(listing.refused))
+    if listing.links:
+        notes.append(_note("未解压符号链接", "symbolic links not unpacked") + ": " + _list(listing.links))
+    return notes
+
+
+def _extract(zf: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], work_dir: str, notes: list) -> tuple[str, dict[str, bytes | str]]:
+    """Unpack the chosen exercise files into a new folder under ``work_dir``:
+    the folder, and each exercise's bytes (or why there are none)."""
+    target = tempfile.mkdtemp(prefix="zip-", dir=work_dir)
+    sources: dict[str, bytes | str] = {}
+    for filename, m in sorted(files.items()):
+        sources[FILENAMES[filename]] = _unpack(zf, m, os.path.join(target, filename), notes)
+    return target, sources
 
 
 def _unpack(zf: zipfile.ZipFile, member: zipfile.ZipInfo, dest: str, notes: list) -> bytes | str:
