@@ -32,6 +32,7 @@ extensions = [
     "promise_table",
     "exercise_list",
     "teacher_edition",
+    "answer_pages",
     "weighted_sum_slider",
     "questions",
     "experiment",

@@ -4,13 +4,18 @@ Each row is an exercise: its id (used for the file, the checks, the docs page
 and the report line), its title in both languages, the points of its public
 and of its hidden checks, the public functions and classes its file defines
 (``defines``: what a later exercise may import from it, so what the grader's
-stand-in module for it offers), and the contract's classes its checks may ask
-the grader to build in place of the student's own (``standins``; both are
-used by ``grader/child/standins.py``). The exercise list, the total, the docs' toctrees and
-overview table, the release, the gradebook's cells, the columns of grades.csv
-and every count of exercises in the docs come from here; the project's tests
-hold the checks' ``@pytest.mark.points`` markers and the README to it
-(tests/test_exercises.py).
+stand-in module for it offers; functions are lowercase, classes capitalised),
+the contract's classes its checks may ask the grader to build in place of the
+student's own (``standins``; both are used by ``grader/child/standins.py``),
+and the methods of its classes that the checks call besides ``forward``
+(``methods``, as ``Class.method``: the degenerate and unseen-input tests
+answer them too). The exercise list, the total, the docs' toctrees and
+overview table, the teacher edition's answer pages, the release, the
+gradebook's cells, the columns of grades.csv, every count of exercises in the
+docs, the order in which ``tox -e write`` tries the exercises and the
+project's per-exercise tests (with the marks in the catalogue files,
+tests/catalogue_marks.py) come from here; the project's tests hold the checks'
+``@pytest.mark.points`` markers and the README to it (tests/test_exercises.py).
 """
 from dataclasses import dataclass
 
@@ -24,6 +29,7 @@ class Exercise:
     hidden: int  # the points of checks/hidden/test_<id>.py
     defines: tuple[str, ...] = ()  # the public functions and classes of its file, as its stub names them
     standins: tuple[str, ...] = ()  # contract class names built by the grader in place of the student's own
+    methods: tuple[str, ...] = ()  # "Class.method": methods of its classes the checks call besides forward
 
     @property
     def filename(self) -> str:
@@ -42,7 +48,7 @@ EXERCISES = (
     Exercise("ex4_masking", "因果掩码", "causal masking", public=6, hidden=6, defines=("causal_mask", "causal_weights")),
     Exercise("ex5_head", "注意力头", "one attention head", public=8, hidden=8, defines=("Head",)),
     Exercise("ex6_block", "GPT 块", "a GPT block", public=8, hidden=9, defines=("MultiHeadAttention", "FeedForward", "Block"), standins=("Head", "MultiHeadAttention", "FeedForward")),
-    Exercise("ex7_gpt", "会写字的 GPT", "a GPT that writes", public=7, hidden=8, defines=("GPT",), standins=("Block",)),
+    Exercise("ex7_gpt", "会写字的 GPT", "a GPT that writes", public=7, hidden=8, defines=("GPT",), standins=("Block",), methods=("GPT.generate",)),
 )
 IDS = tuple(e.id for e in EXERCISES)
 BY_ID = {e.id: e for e in EXERCISES}

@@ -22,21 +22,26 @@ solution of ``exercise``, followed by code that
 import ast
 from pathlib import Path
 
+from grader.exercises import EXERCISES, IDS
+
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 
-# Every public function and class of every exercise: what a student writes.
-# Written out, not read from the solutions, so that test_catalogue_covers_every_target
-# notices a function added to an exercise later without degenerate coverage.
-TARGETS: dict[str, tuple[str, ...]] = {
-    "ex0_weighted_sum": ("weighted_sum",),
-    "ex1_averaging": ("averaging_matrix", "average_past"),
-    "ex2_scores": ("attention_scores",),
-    "ex3_scaling": ("scale_scores",),
-    "ex4_masking": ("causal_mask", "causal_weights"),
-    "ex5_head": ("Head",),
-    "ex6_block": ("MultiHeadAttention", "FeedForward", "Block"),
-    "ex7_gpt": ("GPT.forward", "GPT.generate"),
-}
+
+def targets_of(exercise) -> tuple[str, ...]:
+    """What a degenerate file of a table row (grader/exercises.py) may answer:
+    every name of its ``defines``, a class with ``methods`` by method
+    (``GPT.forward``, ``GPT.generate``)."""
+    out: list[str] = []
+    for name in exercise.defines:
+        methods = [m for m in exercise.methods if m.split(".")[0] == name]
+        out += [f"{name}.forward", *methods] if methods else [name]
+    return tuple(out)
+
+
+# Every public function and class of every exercise (what a student writes),
+# from the table; test_degenerate.py's test_catalogue_covers_every_target
+# fails when a solution defines a name that the row does not list.
+TARGETS: dict[str, tuple[str, ...]] = {e.id: targets_of(e) for e in EXERCISES}
 
 KINDS: tuple[str, ...] = ("zeros", "constant", "input", "random", "nan", "wrong_shape")
 # Not degenerate: the targets return the reference's own answer. Graded with
@@ -50,6 +55,30 @@ CONTROL = "reference"
 CONSTANT = 0.3
 # The constant answer where the answer is token ids (generate).
 CONSTANT_TOKEN = 3
+
+
+def coverage_problems(ids: tuple[str, ...] = IDS, targets: dict | None = None) -> list[str]:
+    """Where the targets derived from the table and the solutions disagree (none: [])."""
+    targets = TARGETS if targets is None else targets
+    solutions = sorted(p.stem for p in SOLUTIONS.glob("ex*.py"))
+    if sorted(targets) != sorted(ids) or sorted(ids) != solutions:
+        return [f"exercises {sorted(ids)}, targets {sorted(targets)} and solutions {solutions} differ"]
+    out = []
+    for exercise in ids:
+        definitions = public_definitions(exercise)
+        named = {target.split(".")[0] for target in targets[exercise]}
+        if sorted(named) != sorted(definitions):
+            out.append(f"{exercise}: the solution defines {sorted(definitions)}, its row's defines in grader/exercises.py say {sorted(named)}")
+        for target in targets[exercise]:
+            cls, _, method = target.partition(".")
+            if method and definitions.get(cls) == "class" and method not in class_methods(exercise, cls):
+                out.append(f"{exercise}: {target} is not a method of the solution's {cls}")
+    return out
+
+
+def class_methods(exercise: str, name: str) -> set[str]:
+    tree = ast.parse((SOLUTIONS / f"{exercise}.py").read_text(encoding="utf-8"))
+    return {f.name for node in tree.body if isinstance(node, ast.ClassDef) and node.name == name for f in node.body if isinstance(f, ast.FunctionDef)}
 
 
 def public_definitions(exercise: str) -> dict[str, str]:

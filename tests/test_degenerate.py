@@ -5,8 +5,9 @@ unchanged, random values, NaN or the wrong shape scores 0 on every check of its
 exercise.
 
 For every exercise, every function and module it asks for (``TARGETS`` in
-``tests/degenerate.py``; a module whose checks call several of its methods,
-such as GPT's forward and generate, by method) and every kind of degenerate
+``tests/degenerate.py``, from the table's ``defines``; a module whose checks
+call several of its methods, such as GPT's forward and generate, by method:
+the row's ``methods``) and every kind of degenerate
 answer (``KINDS``), a
 submission file is generated from the solution: the target computes the
 reference's answer, only to learn its shape and dtype, and returns the
@@ -26,13 +27,10 @@ returning the reference's own answer through the same machinery) must score
 full marks, so that a zero is the checks' verdict on the answers, not a
 side effect of how the files are built.
 """
-from pathlib import Path
-
 import pytest
 
-from conftest import SOLUTIONS, make_submission
-from degenerate import CONTROL, KINDS, TARGETS, public_definitions, source
-from grader.exercises import IDS
+from conftest import make_submission
+from degenerate import CONTROL, KINDS, TARGETS, coverage_problems, source
 
 
 def _cases() -> list:
@@ -89,10 +87,7 @@ def test_control_scores_full_marks(exercise, grader, tmp_path):
 
 
 def test_catalogue_covers_every_target():
-    """Every public function and class of every solution is a target, and nothing else is."""
-    solutions = sorted(p.stem for p in Path(SOLUTIONS).glob("ex*.py"))
-    assert sorted(TARGETS) == sorted(IDS) == solutions
-    for exercise in solutions:
-        assert sorted({target.split(".")[0] for target in TARGETS[exercise]}) == sorted(public_definitions(exercise)), (
-            f"{exercise}: add every public function and class to TARGETS in tests/degenerate.py"
-        )
+    """Every public function and class of every solution is a target (its
+    row's ``defines`` in grader/exercises.py), and nothing else is; every
+    method a row names besides forward is a method of a class it defines."""
+    assert coverage_problems() == []

@@ -136,9 +136,10 @@ def test_every_earlier_exercise_has_the_graders_module():
 
 @pytest.mark.parametrize("ex", IDS)
 def test_every_exercise_has_its_files(ex):
-    """The solution, its stub and the two docs pages (the docs' toctrees
-    list the table; a page not written yet fails the build too)."""
-    for path in (f"solutions/{ex}.py", f"exercises/{ex}.py", f"docs/path/{ex}.md", f"docs/answers/{ex}.md"):
+    """The solution, its stub and its docs page (the docs' toctrees list the
+    table; a page not written yet fails the build too). Its answer page in the
+    teacher edition is written by the build (docs/_ext/answer_pages.py)."""
+    for path in (f"solutions/{ex}.py", f"exercises/{ex}.py", f"docs/path/{ex}.md"):
         assert (ROOT / path).is_file(), f"{ex} is in grader/exercises.py but {path} is missing"
 
 
@@ -182,3 +183,12 @@ def test_no_count_of_exercises_typed_by_hand(path):
     table (count_zh, count_en): a number typed there would drift."""
     text = path.read_text(encoding="utf-8")
     assert not counts_in(text), f"{path.relative_to(ROOT)} types a count of exercises: {counts_in(text)}"
+
+
+def test_the_rows_methods_are_of_classes_they_define():
+    """``methods`` names ``Class.method`` of a class of the row's ``defines``
+    (the degenerate and unseen-input tests answer it)."""
+    for e in EXERCISES:
+        for name in e.methods:
+            cls, _, method = name.partition(".")
+            assert method and cls in e.defines and cls[:1].isupper(), f"{e.id}: methods names {name!r}, not Class.method of a class it defines"

@@ -48,34 +48,18 @@ import pytest
 from conftest import SOLUTIONS, grade_cli, make_submission, run_cli
 from test_release import grade_in_release, in_release
 
-from grader.exercises import IDS
+from grader.exercises import EXERCISES, IDS
 from grader.teacher import intake
 
 TEACHER_LIMIT = 0.10  # of the teacher's total: "at most 10/100"
 STUDENT_FLOOR = 0.80  # of the release's (public) total: the table really works where it was recorded
 
-# What each exercise file defines, as the checks request it: functions by name,
-# modules by class name (``forward`` answers), other methods as Class.method.
-FUNCTIONS = {
-    "ex0_weighted_sum": ["weighted_sum"],
-    "ex1_averaging": ["averaging_matrix", "average_past"],
-    "ex2_scores": ["attention_scores"],
-    "ex3_scaling": ["scale_scores"],
-    "ex4_masking": ["causal_mask", "causal_weights"],
-    "ex5_head": [],
-    "ex6_block": [],
-    "ex7_gpt": [],
-}
-CLASSES = {
-    "ex0_weighted_sum": [],
-    "ex1_averaging": [],
-    "ex2_scores": [],
-    "ex3_scaling": [],
-    "ex4_masking": [],
-    "ex5_head": ["Head"],
-    "ex6_block": ["MultiHeadAttention", "FeedForward", "Block"],
-    "ex7_gpt": ["GPT", "GPT.generate"],  # Class.method: a method the checks call besides forward
-}
+# What each exercise file defines, as the checks request it, from the table
+# (grader/exercises.py): functions by name (its ``defines`` in lowercase),
+# modules by class name (capitalised; ``forward`` answers), other methods as
+# Class.method (its ``methods``).
+FUNCTIONS = {e.id: [name for name in e.defines if not name[0].isupper()] for e in EXERCISES}
+CLASSES = {e.id: [name for name in e.defines if name[0].isupper()] + list(e.methods) for e in EXERCISES}
 EXERCISE_OF = {name: ex for table in (FUNCTIONS, CLASSES) for ex, names in table.items() for name in names}
 
 # Shared by the recorder and the lookup submission: the key of a request and
@@ -260,6 +244,16 @@ class GPT(nn.Module):
 }
 
 
+def lookup_problems() -> list[str]:
+    """Classes of the table that ``LOOKUP_CLASSES`` builds no constructor for (none: [])."""
+    return [
+        f"{ex}: no lookup class {name} in LOOKUP_CLASSES (tests/test_unseen_inputs.py)"
+        for ex, names in CLASSES.items()
+        for name in names
+        if "." not in name and f"class {name}(" not in LOOKUP_CLASSES.get(ex, "")
+    ]
+
+
 def recorder_sources(table_file: str) -> dict:
     out = {}
     for ex in IDS:
@@ -343,6 +337,10 @@ def lookup(table, tmp_path_factory) -> str:
 
 
 # - the tests -
+
+
+def test_every_class_of_the_table_has_a_lookup_constructor():
+    assert lookup_problems() == []
 
 
 def test_the_table_covers_every_exercise(recorded, table):

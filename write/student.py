@@ -1,11 +1,15 @@
 """The student's own model: their exercises, imported from their folder.
 
-Every exercise is tried first, in order from ex0, on a tiny input: the first
-one that is not finished (its stub still raises ``NotImplementedError``),
-that cannot be imported, or that raises, is named, and nothing is trained.
-Wrong answers that run are not caught here: the grader and the training say
-what they are.
+Every exercise of the table (grader/exercises.py) is looked at first, in
+order from ex0: the first one that is missing, cannot be imported, lacks a
+name its row ``defines`` or is not finished (a ``raise NotImplementedError``
+of its stub is still in what the row defines) is named, and nothing is
+trained. Then the model that is trained is tried once on a tiny input; where
+that raises, the exercise of the student's line that raised is named. Wrong
+answers that run are not caught here: the grader and the training say what
+they are.
 """
+import ast
 import importlib
 import os
 import sys
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.exercises import BY_ID
+from grader.exercises import BY_ID, EXERCISES
 
 
 @dataclass(frozen=True)
@@ -32,59 +36,46 @@ class NotReady(Exception):
         self.problem = problem
 
 
-# - the tiny calls, one per exercise -
+# - what is not finished: from the table -
 
 
-def _ex0(m):
-    m.weighted_sum(torch.tensor([2.0, 1.0, 0.0]), torch.tensor([[1.0, 0.0], [0.0, 2.0], [2.0, 2.0]]))
+def stub_line(module, exercise) -> int:
+    """The line of the first ``raise NotImplementedError`` left in what the
+    exercise's row defines (its functions, its classes' methods), 0 if none.
+    A name the row defines that the module lacks raises AttributeError."""
+    path = getattr(module, "__file__", None) or ""
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        tree = ast.Module(body=[], type_ignores=[])
+    for name in exercise.defines:
+        getattr(module, name)  # AttributeError: the row's name is missing
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Raise) and _not_implemented(inner.exc):
+                        return inner.lineno
+    return 0
 
 
-def _ex1(m):
-    m.averaging_matrix(3)
-    m.average_past(torch.ones(1, 3, 2))
+def _not_implemented(exc) -> bool:
+    if isinstance(exc, ast.Call):
+        exc = exc.func
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
 
 
-def _ex2(m):
-    m.attention_scores(torch.ones(1, 3, 2), torch.ones(1, 3, 2))
+# The model that tox -e write trains (write/command.py), tried once on a tiny
+# input after every exercise has been found finished: it runs the student's
+# code that the training runs (ex5 to ex7, and the earlier exercises it imports).
+MODEL = ("ex7_gpt", "GPT")
 
 
-def _ex3(m):
-    m.scale_scores(torch.ones(1, 3, 3), 4)
-
-
-def _ex4(m):
-    m.causal_mask(torch.zeros(1, 3, 3))
-    m.causal_weights(torch.zeros(1, 3, 3))
-
-
-def _ex5(m):
-    m.Head(4, 2, 8)(torch.ones(1, 3, 4))
-
-
-def _ex6(m):
-    x = torch.ones(1, 3, 8)
-    m.MultiHeadAttention(8, 2, 4)(x)
-    m.FeedForward(8)(x)
-    m.Block(8, 2, 4)(x)
-
-
-def _ex7(m):
-    gpt = m.GPT(vocab_size=10, n_embd=8, n_head=2, n_layer=1, block_size=4)
+def try_model(GPT) -> None:
+    gpt = GPT(vocab_size=10, n_embd=8, n_head=2, n_layer=1, block_size=4)
     idx = torch.zeros(1, 3, dtype=torch.long)
     gpt(idx, idx)
     gpt.generate(idx, 2)
-
-
-TRIES = {
-    "ex0_weighted_sum": _ex0,
-    "ex1_averaging": _ex1,
-    "ex2_scores": _ex2,
-    "ex3_scaling": _ex3,
-    "ex4_masking": _ex4,
-    "ex5_head": _ex5,
-    "ex6_block": _ex6,
-    "ex7_gpt": _ex7,
-}
 
 
 # - where a mistake is -
@@ -143,14 +134,17 @@ def failed(ex: str, exc: BaseException, line: str, doing: tuple[str, str] = ("�
 
 
 def load(folder: str) -> dict:
-    """The student's exercise modules by id, each tried on a tiny input, in
-    order. Raises ``NotReady`` naming the first exercise that is not."""
+    """The student's exercise modules by id, in the table's order: each
+    imported and looked at for a stub's ``raise NotImplementedError`` in what
+    its row defines; then the model trained, tried on a tiny input. Raises
+    ``NotReady`` naming the first exercise that is not ready."""
     folder = os.path.abspath(folder)
     if folder in sys.path:
         sys.path.remove(folder)
     sys.path.insert(0, folder)  # the exercises import each other by name (from ex5_head import Head)
     modules = {}
-    for ex in TRIES:  # ex0 to ex7, in order
+    for exercise in EXERCISES:  # in order, from ex0
+        ex = exercise.id
         path = os.path.join(folder, ex + ".py")
         shown = os.path.join(_shown(folder), ex + ".py")
         if not os.path.isfile(path):
@@ -162,14 +156,21 @@ def load(folder: str) -> dict:
             blamed, line = where(exc, folder)
             raise NotReady(failed(blamed or ex, exc, line, ("导入", "its import"))) from None
         try:
-            with torch.random.fork_rng():
-                TRIES[ex](modules[ex])
-        except NotImplementedError as exc:
-            blamed, line = where(exc, folder)
-            raise NotReady(unfinished(blamed or ex, line)) from None
-        except Exception as exc:  # noqa: BLE001
-            blamed, line = where(exc, folder)
-            raise NotReady(failed(blamed or ex, exc, line)) from None
+            line = stub_line(modules[ex], exercise)
+        except AttributeError as exc:
+            raise NotReady(failed(ex, exc, "")) from None
+        if line:
+            raise NotReady(unfinished(ex, f"{shown}:{line}"))
+    ex, name = MODEL
+    try:
+        with torch.random.fork_rng():
+            try_model(getattr(modules[ex], name))
+    except NotImplementedError as exc:
+        blamed, line = where(exc, folder)
+        raise NotReady(unfinished(blamed or ex, line)) from None
+    except Exception as exc:  # noqa: BLE001
+        blamed, line = where(exc, folder)
+        raise NotReady(failed(blamed or ex, exc, line)) from None
     return modules
 
 
