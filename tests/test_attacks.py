@@ -104,7 +104,7 @@ OWN_USER = child_user.wanted(False) and child_user.probe(child_user.interpreter_
 # take their time honestly at import (slow_import's 4 s, solutions_walk's
 # 6 s) must stay within the import limit, and a stopped child must still be
 # found out by the grader's 5 s wait for its word (WORD_SECONDS in
-# grader/engine/endpoints.py) before its import limit cuts that wait short.
+# grader/engine/submission_endpoint.py) before its import limit cuts that wait short.
 TIME_SCALE = os.environ.get(limits_mod.TIME_SCALE) or "0.5"
 with mock.patch.dict(os.environ, {limits_mod.TIME_SCALE: TIME_SCALE}):
     LIMITS = Limits()  # what those graders give each child

@@ -39,7 +39,7 @@ def test_defines_are_the_stubs_names(ex):
 
 
 def _references() -> dict:
-    from grader.engine.endpoints import ReferenceEndpoint
+    from grader.engine.reference_endpoint import ReferenceEndpoint
 
     return {ex: ReferenceEndpoint(ex, os.path.join(SOLUTIONS, ex + ".py")) for ex in IDS}
 

@@ -175,7 +175,7 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
     from grader.checking import SubmissionFault
     from grader.child.zygote import Zygotes
     from grader.engine import submission
-    from grader.engine.endpoints import SubmissionEndpoint
+    from grader.engine.submission_endpoint import SubmissionEndpoint
 
     sub = submission.load(SOLUTIONS)
     workdir = tempfile.mkdtemp(dir=grader.exchange)
@@ -187,11 +187,11 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
         else:
             endpoint._spawn()
             endpoint._start()  # imported
-        zygotes.current.kill(endpoint.pid)  # the zygote kills it: its pid may be in a sandbox
+        zygotes.current.kill(endpoint.child.pid)  # the zygote kills it: its pid may be in a sandbox
         if ahead:
             want = torch.tril(torch.ones(3, 3)) / torch.arange(1, 4).unsqueeze(1)
             assert torch.allclose(endpoint.call("averaging_matrix", 3), want)
-            zygotes.current.kill(endpoint.pid)  # once it has answered, a death is the exercise's own
+            zygotes.current.kill(endpoint.child.pid)  # once it has answered, a death is the exercise's own
             with pytest.raises(SubmissionFault, match="ended unexpectedly"):
                 endpoint.call("averaging_matrix", 3)
         else:

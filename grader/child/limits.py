@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 # a child that runs submission code gets its limits as numbers in its spec,
 # from an environment the grader cleared; nothing above 1 is taken, so it can
 # only shorten them. The grader's waits that guard its own work rather than
-# wait out a submission's (endpoints.WORD_SECONDS for a stopped child,
+# wait out a submission's (submission_endpoint.WORD_SECONDS for a stopped child,
 # batch.STUDENT_SECONDS) keep their length.
 TIME_SCALE = "ATTENTION_TIME_SCALE"
 

@@ -189,7 +189,7 @@ class Grader:
         teacher's copy), else from the answers recorded into the student
         release (see ``recorded.py``)."""
         from grader.engine import recorded
-        from grader.engine.endpoints import ReferenceEndpoint
+        from grader.engine.reference_endpoint import ReferenceEndpoint
 
         def path(ex):
             return os.path.join(self.solutions_dir, ex + ".py")
@@ -424,7 +424,7 @@ class _Round:
     def __init__(self, grader: Grader, job: Job, only: str | None, public_only: bool):
         from grader.child.zygote import Zygotes
         from grader.engine import submission as submission_mod
-        from grader.engine.endpoints import SubmissionEndpoint
+        from grader.engine.submission_endpoint import SubmissionEndpoint
 
         self.grader, self.job, self.only, self.public_only = grader, job, only, public_only
         self.start = time.monotonic()

@@ -11,7 +11,8 @@ import struct
 
 import torch
 
-from grader.engine.endpoints import Endpoint, ReferenceEndpoint
+from grader.engine.endpoints import Endpoint
+from grader.engine.reference_endpoint import ReferenceEndpoint
 
 ANSWERS_FILE = "reference_answers.pt"
 
