@@ -5,8 +5,8 @@ codes or markup (issue 18, part 5).
   terminal or reorder what it shows (ESC as the four characters ``\\x1b``);
   ``protocol.decode`` applies it to every string a child sends, keys
   included, and ``intake``/``submission`` to the names of a student's files.
-- ``report.fenced`` puts feedback in a fence longer than any run of
-  backticks in it, and ``report.markdown_text`` keeps a note's names from
+- ``markup.fenced`` puts feedback in a fence longer than any run of
+  backticks in it, and ``markup.markdown_text`` keeps a note's names from
   becoming links, images or HTML.
 
 The attacks in ``tests/attacks/`` that carry terminal codes (in an
@@ -26,11 +26,11 @@ import pytest
 import torch
 
 from conftest import ROOT, make_submission, run_cli
-from grader import text
+from grader import markup, text
 from grader.child import protocol
-from grader.engine import report, submission
+from grader.engine import submission
 from grader.engine import sandbox as sandbox_mod
-from grader.engine.endpoints import _Drain
+from grader.engine.child_output import Drain
 from grader.teacher import intake, similar
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")
@@ -123,7 +123,7 @@ def test_every_string_of_a_message_is_made_visible_as_it_is_read():
 
 def test_printed_output_is_made_visible_by_the_same_function():
     r, w = os.pipe()
-    drain = _Drain(r, 1 << 16)
+    drain = Drain(r, 1 << 16)
     drain.start()
     os.write(w, "\x1b[2J\r总分 / total 100 / 100\u202e\x9b\n".encode())
     os.close(w)
@@ -159,7 +159,7 @@ def closing_fence(line: str, opening: str) -> bool:
     ["plain", "```", "a\n```\nb", "```text\n``````\n````", "x ``` y\n   ```   \n`"],
 )
 def test_the_fence_is_longer_than_any_backticks_inside(feedback):
-    lines = report.fenced(feedback)
+    lines = markup.fenced(feedback)
     opening = lines[0][: -len("text")]
     assert lines[0] == opening + "text" and set(opening) == {"`"} and len(opening) >= 3
     assert lines[-1] == opening and lines[1:-1] == [feedback]
@@ -169,14 +169,14 @@ def test_the_fence_is_longer_than_any_backticks_inside(feedback):
 def test_the_fence_holds_in_a_markdown_parser():
     markdown_it = pytest.importorskip("markdown_it")
     feedback = "  RuntimeError: nothing\n```\n\n# 总分 / total: **100 / 100**\n<img src=x onerror=alert(1)>\n`````\n```text"
-    tokens = markdown_it.MarkdownIt("commonmark").parse("\n".join(report.fenced(feedback)) + "\n")
+    tokens = markdown_it.MarkdownIt("commonmark").parse("\n".join(markup.fenced(feedback)) + "\n")
     assert [t.type for t in tokens] == ["fence"] and tokens[0].content == feedback + "\n"
 
 
 def test_a_notes_names_stay_text_in_markdown():
     markdown_it = pytest.importorskip("markdown_it")
     note = "忽略 / ignored: <img src=x onerror=alert(1)>.txt, [click](javascript:alert(1)), ![i](x.png), *a*, `c`, ex0_weighted_sum.py"
-    html = markdown_it.MarkdownIt("commonmark").render(report.markdown_text(note))
+    html = markdown_it.MarkdownIt("commonmark").render(markup.markdown_text(note))
     assert not re.search(r"<(img|a|em|code|script)\b", html), html
     assert "&lt;img src=x onerror=alert(1)&gt;.txt" in html and "ex0_weighted_sum.py" in html
 

@@ -197,7 +197,7 @@ def test_page_and_section(tmp_path):
     assert not re.search(r"https?:|<link|<script|@import|src=", page)  # nothing fetched, nothing run
     md = similar.markdown_section(data)
     assert md.startswith("## 相似的提交 / Similar submissions") and "not a verdict" in md
-    assert "<mark>" not in md and re.search(r"ex6\\_block 0\.\d\d: grace 行 / lines \d+", md)
+    assert "<mark>" not in md and re.search(r"ex6_block 0\.\d\d: grace 行 / lines \d+", md)
     # A pair's shared lines are the student's own code, not the stub's docstring.
     first = data["pairs"][0]["exercises"][0]["a"]
     marked = [text for _, text, cols in first["excerpt"] if cols]

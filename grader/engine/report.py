@@ -2,12 +2,12 @@
 Markdown feedback file, and Gradescope's results.json."""
 import html
 import json
-import re
 import unicodedata
 
 from grader import __version__
 from grader.exercises import BY_ID, IDS
 from grader.files import write_atomically
+from grader.markup import fenced
 from grader.text import count
 
 WIDTH = 78  # two columns short of an 80-column terminal, so nothing wraps
@@ -155,30 +155,6 @@ def terminal(grade, title: str = "") -> str:
 
 def _indent(s: str, by: str = "    ") -> str:
     return "\n".join(by + line for line in s.splitlines())
-
-
-def fenced(text: str, info: str = "text") -> list[str]:
-    """``text`` as the lines of a fenced code block that no line of it can
-    close: the fence is longer than the longest run of backticks in it
-    (CommonMark closes a fence only with one at least as long). In it,
-    Markdown and HTML are text: a student's ``<img>`` or ``[link](...)``
-    shows as written (found by
-    tests/attacks/ex0_weighted_sum__feedback_fence_breakout.py)."""
-    longest = max(map(len, re.findall("`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [fence + info, text, fence]
-
-
-# What could start a link, an image, code, emphasis, a heading, HTML or an
-# entity in a line of Markdown text. An underscore inside a word
-# (ex0_weighted_sum.py) starts nothing: left as it is.
-_MD_SPECIAL = re.compile(r"([\\`*\[\]<>&~#!|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
-
-
-def markdown_text(text: str) -> str:
-    """A line of Markdown that shows ``text`` as written, for text a student
-    chose (file and folder names in a note) outside a code block."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.splitlines()))
 
 
 def markdown(grade) -> str:

@@ -16,7 +16,7 @@ import io
 import json
 import os
 
-from grader.engine import report
+from grader import markup
 from grader.exercises import IDS
 from grader.files import write_atomically
 from grader.teacher import intake
@@ -128,10 +128,10 @@ class BatchOutput:
 def with_note(markdown: str, note: str) -> str:
     """``markdown`` with the note quoted under its title. A note names files
     and folders the student named (``<img src=x>.py``): Markdown shows them
-    as written (``report.markdown_text``)."""
+    as written (``markup.markdown_text``)."""
     lines = markdown.split("\n")
     block = ["", "> 收作业时发现 / found when collecting your submission:", ">"]
-    block += [f"> - {report.markdown_text(part)}" for part in note.split("; ")]
+    block += [f"> - {markup.markdown_text(part)}" for part in note.split("; ")]
     return "\n".join(lines[:1] + block + lines[1:])
 
 
@@ -144,7 +144,7 @@ def ungradable_markdown(note: str) -> str:
             "",
             "你的提交无法评分 / your submission could not be graded:",
             "",
-            *(f"- {report.markdown_text(part)}" for part in note.split("; ")),
+            *(f"- {markup.markdown_text(part)}" for part in note.split("; ")),
             "",
         ]
     )

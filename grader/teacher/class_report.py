@@ -9,17 +9,15 @@ the mistakes the class made, then exercises, checks and the students to help.
 
 Every id and every text that comes from OUT is the students' (a folder may
 be named ``<script>``): it is escaped for HTML, or for Markdown, where it is
-written, never before; control characters in it are shown as escapes
-(``text.visible``).
+written, never before (``grader.markup``, which also shows control
+characters in it as escapes).
 
 ``python -m grader report OUT`` (``run``) rebuilds the report without
 regrading; ``write`` is what a batch calls when it has finished.
 """
 import base64
-import html
 import json
 import os
-import re
 import statistics
 import sys
 import urllib.parse
@@ -27,8 +25,8 @@ from dataclasses import dataclass, field
 
 from grader.exercises import BY_ID
 from grader.files import write_atomically
+from grader.markup import html_text, markdown_text
 from grader.teacher import class_data
-from grader.text import visible
 
 HTML_NAME, MD_NAME = "report.html", "report.md"
 SIMILAR = "similar.json"  # written by ``grader similar``; its section is that module's
@@ -350,46 +348,40 @@ figcaption { font-size: .85rem; color: #555; }
 """
 
 
-def _h(text) -> str:
-    # visible: control characters too, were OUT written by a grader before
-    # text from children was made visible as it was read (grader/child/protocol.py).
-    return html.escape(visible(str(text)), quote=True)
-
-
 def _href(path: str) -> str:
-    return _h(urllib.parse.quote(path))
+    return html_text(urllib.parse.quote(path))
 
 
 def _html_cell(cell) -> str:
     if isinstance(cell, Link):
-        return f'<a href="{_href(cell.href)}">{_h(cell.text)}</a>'
+        return f'<a href="{_href(cell.href)}">{html_text(cell.text)}</a>'
     if isinstance(cell, tuple):
-        return "<br>".join(_h(line) for line in cell)
+        return "<br>".join(html_text(line) for line in cell)
     if isinstance(cell, list):
         return ", ".join(_html_cell(c) for c in cell)
-    return _h(cell)
+    return html_text(cell)
 
 
 def _html_block(b) -> str:
     if isinstance(b, Para):
-        return f"<p>{_h(b.text)}</p>"
+        return f"<p>{html_text(b.text)}</p>"
     if isinstance(b, Heading):
-        return f"<h3>{_h(b.text)}</h3>"
+        return f"<h3>{html_text(b.text)}</h3>"
     if isinstance(b, Stats):
-        items = "".join(f'<div><dt>{_h(label)}</dt><dd id="stat-{key}">{_h(value)}</dd></div>' for key, label, value in b.items)
+        items = "".join(f'<div><dt>{html_text(label)}</dt><dd id="stat-{key}">{html_text(value)}</dd></div>' for key, label, value in b.items)
         return f'<dl class="stats">{items}</dl>'
     if isinstance(b, Figure):
         uri = "data:image/svg+xml;base64," + base64.b64encode(b.svg.encode("utf-8")).decode("ascii")
-        return f'<figure><img src="{uri}" alt="{_h(b.alt)}"><figcaption>{_h(b.caption)}</figcaption></figure>'
+        return f'<figure><img src="{uri}" alt="{html_text(b.alt)}"><figcaption>{html_text(b.caption)}</figcaption></figure>'
     if isinstance(b, Raw):
         return b.html
     if isinstance(b, Table):
         def cls(i):
             return ' class="n"' if i in b.numeric else ' class="code"' if i in b.nowrap else ""
 
-        head = "".join(f"<th{cls(i)}>{_h(h)}</th>" for i, h in enumerate(b.head))
+        head = "".join(f"<th{cls(i)}>{html_text(h)}</th>" for i, h in enumerate(b.head))
         rows = "".join("<tr>" + "".join(f"<td{cls(i)}>{_html_cell(c)}</td>" for i, c in enumerate(row)) + "</tr>" for row in b.rows)
-        table_id = f' id="{_h(b.id)}"' if b.id else ""
+        table_id = f' id="{html_text(b.id)}"' if b.id else ""
         cols = "".join(f'<col style="width: {w}">' for w in b.widths)
         cols = f"<colgroup>{cols}</colgroup>" if cols else ""
         return f"<table{table_id}>{cols}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
@@ -397,16 +389,16 @@ def _html_block(b) -> str:
 
 
 def render_html(data, parts: list[Section]) -> str:
-    nav = "".join(f'<a href="#{s.id}">{_h(s.title)}</a>' for s in parts)
+    nav = "".join(f'<a href="#{s.id}">{html_text(s.title)}</a>' for s in parts)
     body = "".join(
-        f'<section id="{s.id}">' + (f"<h2>{_h(s.title)}</h2>" if s.heading else "") + "".join(_html_block(b) for b in s.blocks) + "</section>"
+        f'<section id="{s.id}">' + (f"<h2>{html_text(s.title)}</h2>" if s.heading else "") + "".join(_html_block(b) for b in s.blocks) + "</section>"
         for s in parts
     )
     return (
         '<!DOCTYPE html>\n<html lang="zh-CN"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>班级报告 / Class report: {_h(_name(data))}</title><style>{CSS}</style></head><body>"
-        f"<header><h1>班级报告 / Class report</h1><p class=\"sub\">{_h(_subtitle(data))}</p></header>"
+        f"<title>班级报告 / Class report: {html_text(_name(data))}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>班级报告 / Class report</h1><p class=\"sub\">{html_text(_subtitle(data))}</p></header>"
         f"<nav>{nav}</nav>{body}</body></html>\n"
     )
 
@@ -422,50 +414,39 @@ def _subtitle(data) -> str:
 # -------------------------------------------------------------- Markdown
 
 
-# What could start a link, code, emphasis, HTML or an entity, or end a table
-# cell. An underscore inside a word (head_size) starts nothing: left as it is.
-_MD_SPECIAL = re.compile(r"([\\`*\[<|&~#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
-
-
-def _md(text) -> str:
-    """Text that stays text in Markdown: no table cell ends early, no link,
-    emphasis or HTML starts (a folder named <script> is just words)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(visible(str(text)).splitlines()))
-
-
 def _md_cell(cell) -> str:
     if isinstance(cell, Link):
-        return f"[{_md(cell.text)}]({urllib.parse.quote(cell.href)})"
+        return f"[{markdown_text(cell.text)}]({urllib.parse.quote(cell.href)})"
     if isinstance(cell, tuple):
-        return "<br>".join(_md(line) for line in cell)
+        return "<br>".join(markdown_text(line) for line in cell)
     if isinstance(cell, list):
         return ", ".join(_md_cell(c) for c in cell)
-    return _md(cell)
+    return markdown_text(cell)
 
 
 def _md_block(b) -> list[str]:
     if isinstance(b, Para):
-        return [_md(b.text), ""]
+        return [markdown_text(b.text), ""]
     if isinstance(b, Heading):
-        return [f"### {_md(b.text)}", ""]
+        return [f"### {markdown_text(b.text)}", ""]
     if isinstance(b, Stats):
-        return ["| | |", "|---|---:|", *(f"| {_md(label)} | {_md(value)} |" for _, label, value in b.items), ""]
+        return ["| | |", "|---|---:|", *(f"| {markdown_text(label)} | {markdown_text(value)} |" for _, label, value in b.items), ""]
     if isinstance(b, Figure):
-        note = [f"*{_md(b.caption)}: 图见 {HTML_NAME} / the figure is in {HTML_NAME}*", ""]
+        note = [f"*{markdown_text(b.caption)}: 图见 {HTML_NAME} / the figure is in {HTML_NAME}*", ""]
         return note + (_md_block(b.counts) if b.counts else [])
     if isinstance(b, Raw):
         return [b.md.rstrip("\n"), ""]
     if isinstance(b, Table):
         rule = "|" + "|".join("---:" if i in b.numeric else "---" for i in range(len(b.head))) + "|"
         rows = ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
-        return ["| " + " | ".join(_md(h) for h in b.head) + " |", rule, *rows, ""]
+        return ["| " + " | ".join(markdown_text(h) for h in b.head) + " |", rule, *rows, ""]
     raise TypeError(type(b))
 
 
 def render_markdown(data, parts: list[Section]) -> str:
-    lines = ["# 班级报告 / Class report", "", _md(_subtitle(data)), ""]
+    lines = ["# 班级报告 / Class report", "", markdown_text(_subtitle(data)), ""]
     for s in parts:
-        lines += [f"## {_md(s.title)}", ""] if s.heading else []
+        lines += [f"## {markdown_text(s.title)}", ""] if s.heading else []
         for b in s.blocks:
             lines += _md_block(b)
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -37,7 +37,6 @@ them) scores 0.29; untouched stubs, or the reference, 0. So 0.5, half of
 their own code in common, leaves room on both sides.
 """
 import bisect
-import html
 import io
 import itertools
 import json
@@ -51,8 +50,8 @@ import time
 from grader.engine import submission
 from grader.exercises import IDS
 from grader.files import PROJECT, write_atomically
+from grader.markup import html_text, markdown_text
 from grader.teacher import intake
-from grader.text import visible
 
 GIVEN = ("exercises", "solutions")  # folders of code the course gave: boilerplate
 JSON_NAME, HTML_NAME = "similar.json", "similar.html"
@@ -376,12 +375,6 @@ CSS = """
 """
 
 
-def _h(text) -> str:
-    # visible: the excerpts are the students' own source, where a bidi
-    # override (U+202E) would show code in another order than Python reads it.
-    return html.escape(visible(str(text)), quote=True)
-
-
 def _code(side: dict) -> str:
     """One student's excerpt as a <pre>: line numbers, shared passages in <mark>."""
     out, last = [], None
@@ -391,9 +384,9 @@ def _code(side: dict) -> str:
         pieces, at = [], 0
         for lo, hi in cols:
             lo, hi = max(int(lo), at), max(int(hi), at)  # marks in order, never overlapping
-            pieces.append(_h(text[at:lo]) + "<mark>" + _h(text[lo:hi]) + "</mark>")
+            pieces.append(html_text(text[at:lo]) + "<mark>" + html_text(text[lo:hi]) + "</mark>")
             at = hi
-        pieces.append(_h(text[at:]))
+        pieces.append(html_text(text[at:]))
         out.append(f'<span class="ln">{int(number):>4}</span> ' + "".join(pieces))
         last = number
     if side.get("cut"):
@@ -427,32 +420,32 @@ def html_section(data: dict) -> str:
     parts = [
         f"<style>{CSS}</style>",
         '<div class="similar">',
-        f"<h2>{_h(HEADING)}</h2>",
-        f"<p><strong>{_h(NOT_A_VERDICT[0])}</strong><br><strong>{_h(NOT_A_VERDICT[1])}</strong></p>",
-        "<p>" + "<br>".join(_h(s) for s in _summary(data)) + "</p>",
-        "<p>" + "<br>".join(_h(s) for s in HOW) + "</p>",
+        f"<h2>{html_text(HEADING)}</h2>",
+        f"<p><strong>{html_text(NOT_A_VERDICT[0])}</strong><br><strong>{html_text(NOT_A_VERDICT[1])}</strong></p>",
+        "<p>" + "<br>".join(html_text(s) for s in _summary(data)) + "</p>",
+        "<p>" + "<br>".join(html_text(s) for s in HOW) + "</p>",
     ]
     if not data.get("pairs"):
         parts.append("<p>没有超过阈值的一对 / No pair reaches the threshold.</p>")
     for pair in data.get("pairs", []):
         a, b = pair.get("a", ""), pair.get("b", "")
         parts.append('<div class="pair">')
-        parts.append(f'<h3><span class="ids">{_h(a)} ↔ {_h(b)}</span> · {float(pair.get("score", 0)):.2f}</h3>')
-        parts.append(f"<p>练习 / exercises: {_h(_exercises_line(pair))}</p>")
+        parts.append(f'<h3><span class="ids">{html_text(a)} ↔ {html_text(b)}</span> · {float(pair.get("score", 0)):.2f}</h3>')
+        parts.append(f"<p>练习 / exercises: {html_text(_exercises_line(pair))}</p>")
         parts.append("<details><summary>并排查看共同的段落 / the shared passages side by side</summary>")
         for e in pair.get("exercises", []):
             parts.append(
-                f'<table class="side"><thead><tr><th>{_h(a)} · {_h(e.get("exercise", ""))}</th>'
-                f'<th>{_h(b)} · {_h(e.get("exercise", ""))}</th></tr></thead>'
+                f'<table class="side"><thead><tr><th>{html_text(a)} · {html_text(e.get("exercise", ""))}</th>'
+                f'<th>{html_text(b)} · {html_text(e.get("exercise", ""))}</th></tr></thead>'
                 f'<tbody><tr><td>{_code(e.get("a", {}))}</td><td>{_code(e.get("b", {}))}</td></tr></tbody></table>'
             )
         parts.append("</details></div>")
     not_compared = data.get("not_compared", [])
     if not_compared:
         parts.append(
-            "<p>未比较 / not compared: " + ", ".join(f'<span class="ids">{_h(s.get("id", ""))}</span>' for s in not_compared) + "</p>"
+            "<p>未比较 / not compared: " + ", ".join(f'<span class="ids">{html_text(s.get("id", ""))}</span>' for s in not_compared) + "</p>"
         )
-    parts.append(f"<p><small>{_h(data.get('tool', 'copydetect'))}</small></p></div>")
+    parts.append(f"<p><small>{html_text(data.get('tool', 'copydetect'))}</small></p></div>")
     return "\n".join(parts)
 
 
@@ -469,16 +462,8 @@ def page(data: dict) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="zh-CN"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_h(HEADING)}</title><style>{PAGE_CSS}</style></head><body>\n{html_section(data)}\n</body></html>\n"
+        f"<title>{html_text(HEADING)}</title><style>{PAGE_CSS}</style></head><body>\n{html_section(data)}\n</body></html>\n"
     )
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#])")
-
-
-def _md(text) -> str:
-    """Text that stays text in Markdown (an id may be ``<script>`` or hold ``|``)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(visible(str(text)).splitlines()))
 
 
 def _line_ranges(side: dict) -> str:
@@ -494,15 +479,15 @@ def markdown_section(data: dict) -> str:
     if not data.get("pairs"):
         lines += ["没有超过阈值的一对 / No pair reaches the threshold.", ""]
     for pair in data.get("pairs", []):
-        a, b = _md(pair.get("a", "")), _md(pair.get("b", ""))
+        a, b = markdown_text(pair.get("a", "")), markdown_text(pair.get("b", ""))
         lines += [f"### {a} ↔ {b} · {float(pair.get('score', 0)):.2f}", ""]
         for e in pair.get("exercises", []):
             lines.append(
-                f"- {_md(e.get('exercise', ''))} {float(e.get('score', 0)):.2f}: "
+                f"- {markdown_text(e.get('exercise', ''))} {float(e.get('score', 0)):.2f}: "
                 f"{a} 行 / lines {_line_ranges(e.get('a', {}))}; {b} 行 / lines {_line_ranges(e.get('b', {}))}"
             )
         lines.append("")
     not_compared = data.get("not_compared", [])
     if not_compared:
-        lines += ["未比较 / not compared: " + ", ".join(_md(s.get("id", "")) for s in not_compared), ""]
+        lines += ["未比较 / not compared: " + ", ".join(markdown_text(s.get("id", "")) for s in not_compared), ""]
     return "\n".join(lines)
