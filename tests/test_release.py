@@ -344,3 +344,23 @@ def test_nothing_is_built_from_solutions_that_fail_a_check(tmp_path, verb):
         importlib.import_module(f"grader.teacher.{verb}").build(str(out), project=str(project))
     assert "ex4_masking: test_" in refused.value.en and "参考答案没有通过全部检查" in refused.value.zh
     assert not os.path.exists(built) or os.listdir(built) == []  # nothing, not even a temporary file
+
+
+def test_student_readme_takes_readme_md_blocks(tmp_path):
+    """The release's README says what README.md says to students in README.md's
+    own words (its marked blocks), without the markers; a README.md that lost a
+    block stops the build."""
+    from grader.teacher.packaging import BuildError
+    from grader.teacher.student_readme import shared_blocks, student_readme
+
+    blocks = shared_blocks(ROOT)
+    assert {"intro", "requirements", "cpu-build"} <= set(blocks)
+    text = student_readme(13, ROOT)
+    for name, body in blocks.items():
+        assert body and body in text, name
+    assert "student-readme" not in text
+    assert "tox.wiki" in text and "download.pytorch.org/whl/cpu" in text
+    readme = Path(ROOT, "README.md").read_text(encoding="utf-8")
+    (tmp_path / "README.md").write_text(readme.replace("<!-- student-readme: cpu-build -->", ""), encoding="utf-8")
+    with pytest.raises(BuildError, match="cpu-build"):
+        student_readme(13, str(tmp_path))

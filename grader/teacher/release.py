@@ -6,8 +6,8 @@ verbs), the reference answers the public checks need (recorded from
 hidden checks per exercise (from ``grader/exercises.py``, so the report can
 say what the teacher grades), the experiments (the plain-torch scripts that
 the docs pages run with ``tox exec -e grade -- python experiments/...``), a
-tox.ini and a README that lists the exercises of the same table. DIR.zip,
-beside DIR, holds the same tree.
+tox.ini and a README (``student_readme``) that lists the exercises of the
+same table. DIR.zip, beside DIR, holds the same tree.
 
 Nothing half-written is left behind: the tree is built in a temporary folder
 beside DIR and renamed at the end, and the zip is written to a temporary file
@@ -21,15 +21,12 @@ import os
 import shutil
 import sys
 
-from grader.exercises import EXERCISES, IDS, count_en, count_zh
+from grader.exercises import EXERCISES, IDS
 from grader.files import PROJECT, current_umask
 from grader.regions import solution_regions
 from grader.teacher import packaging
+from grader.teacher.student_readme import student_readme
 
-
-# Where students read the course notes. A placeholder until the docs site is
-# published: set the site's address here, it is used once, in the README.
-DOCS_URL = "docs/"
 
 def run(args) -> int:
     out = os.path.abspath(args.out)
@@ -91,7 +88,7 @@ def _fill(root: str, project: str) -> None:
     packaging.write_text(os.path.join(root, "checks", "hidden_points.json"), json.dumps(hidden_points, indent=2) + "\n")
 
     packaging.write_text(os.path.join(root, "tox.ini"), student_tox_ini(project))
-    packaging.write_text(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values())))
+    packaging.write_text(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values()), project))
 
     # Each docs page runs its experiment from the course folder; it uses torch only, never the solutions.
     packaging.copy_py(os.path.join(project, "experiments"), os.path.join(root, "experiments"))
@@ -155,100 +152,6 @@ set_env =
     PYTHONPATH = {{tox_root}}
 deps =
 {write_deps}commands = python -m write {{posargs}}
-"""
-
-
-def student_readme(hidden_total: float) -> str:
-    hidden = f"{hidden_total:g}"
-    rows = "\n".join(f"| `exercises/{e.filename}` | {e.zh} | {e.en} |" for e in EXERCISES)
-    last = EXERCISES[-1]
-    return f"""\
-# 自注意力练习 · Self-attention, one step at a time
-
-{count_zh()}道 PyTorch 小练习，从一次加权求和走到{last.zh}。评分程序给出分数，并用中文和英文
-告诉你哪里错了。
-{count_en().capitalize()} short PyTorch exercises lead from a weighted sum to {last.en}; a grader
-scores them and tells you, in Chinese and English, what is wrong.
-
-| 文件 / file | 练习 | exercise |
-|---|---|---|
-{rows}
-
-讲义 / Course notes: [{DOCS_URL}]({DOCS_URL})
-
-## 开始 / Getting started
-
-需要 Python 3.11 和 tox（`python -m pip install tox`）。
-You need Python 3.11 and [tox](https://tox.wiki) (`python -m pip install tox`).
-
-1. 打开 `exercises/ex0_weighted_sum.py`，在 `TODO` 处写代码，替换 `raise NotImplementedError`。
-   Open `exercises/ex0_weighted_sum.py` and write your code where it says `TODO`,
-   in place of `raise NotImplementedError`.
-2. 评分 / Grade your work:
-
-   ```bash
-   tox -e grade                          # 全部练习 / all exercises
-   tox -e grade -- --only ex4_masking    # 一道练习 / one exercise
-   ```
-
-第一次运行会把 PyTorch 装进 `.tox/grade`（几分钟），之后每次几秒钟。
-The first run installs PyTorch into `.tox/grade` (a few minutes); later runs take seconds.
-
-## 看懂评分表 / Reading the table
-
-每道练习一行：得分和通过的检查数。✓ 全部通过，~ 部分通过，· 一项也没通过。
-表格下面是每项没通过的检查：测了什么、你的代码得到什么、期望什么，以及提示。
-“尚未完成 / not implemented yet” 表示你还没开始这道练习，只扣这道练习的分。
-
-One line per exercise: points and checks passed (✓ all, ~ some, · none). Below
-the table, each failed check says what was tested, what your code gave, what
-was expected, and a hint. "not implemented yet" means you have not started that
-exercise; it costs only that exercise's points.
-
-## 实验 / Experiments
-
-```bash
-tox exec -e grade -- python experiments/ex0_weighted_sum_experiment.py
-```
-
-`experiments/` 里每道练习有一个只用 torch 的小脚本（讲义的每一页都有一个），不用你的代码，题目没做完也能运行。
-One small plain-torch script per exercise (each page of the course notes has one); it
-does not use your code, so it runs before you solve the exercise.
-
-## 让你的 GPT 写字 / Let your GPT write
-
-```bash
-tox -e write                          # 约 2 分钟 / about 2 minutes; --steps N, --seed N, --prompt 文字, --out DIR
-```
-
-用你自己的 Head、MultiHeadAttention、Block 和 GPT 搭一个小 GPT，在本课讲义的中文上训练
-（`write/corpus.txt`），然后让它写几段字；样本、损失曲线和权重写进 `written/`。哪道练习还没写完，
-它会先告诉你；代码能运行但有错时，它照样训练，并给出评分结果。
-Builds a small GPT from your own Head, MultiHeadAttention, Block and GPT, trains it
-on the Chinese text of the course notes (`write/corpus.txt`) and lets it write;
-the samples, the loss curve and the weights go to `written/`. It first tells you
-which exercise is unfinished; code that runs but is wrong still trains, and you
-get the grader's verdict.
-
-## 隐藏检查 / Hidden checks
-
-这里只有公开检查。分数后面的 (+n) 是隐藏检查的分数（共 {hidden} 分），由老师评分：
-公开检查全部通过，不等于隐藏检查也能通过。
-Only the public checks are here. The (+n) after a score is the points of hidden
-checks ({hidden} in all), graded by your teacher: passing every public check does
-not mean passing the hidden ones.
-
-## Linux 上请装 CPU 版 PyTorch / PyTorch on Linux: get the CPU build
-
-PyPI 上 Linux 的 torch 是好几 GB 的 CUDA 版；本课程只需要 CPU 版。第一次运行前：
-PyPI's torch wheel for Linux is a CUDA build of several GB; the course needs only
-the CPU build. Before the first run:
-
-```bash
-PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade
-```
-
-macOS 和 Windows 上 PyPI 的版本就是 CPU 版。On macOS and Windows, PyPI's wheel is already the CPU build.
 """
 
 

@@ -1,0 +1,120 @@
+"""The student edition's README.md, section by section.
+
+What README.md already says to students (the title and introduction, what
+to install, the CPU build of PyTorch) is taken from README.md itself, from
+each block between ``<!-- student-readme: NAME -->`` and
+``<!-- /student-readme -->``; the exercise table is built from
+``grader/exercises.py``; the rest is said to students of the release alone
+(its commands differ from the project's).
+"""
+import os
+import re
+
+from grader.exercises import EXERCISES
+from grader.files import PROJECT
+from grader.teacher import packaging
+
+# Where students read the course notes. A placeholder until the docs site is
+# published: set the site's address here, it is used once, in the README.
+DOCS_URL = "docs/"
+
+BLOCK = re.compile(r"^<!-- student-readme: (\S+)[^\n]*-->\n(.*?)^<!-- /student-readme -->$", re.M | re.S)
+
+
+def shared_blocks(project: str = PROJECT) -> dict[str, str]:
+    """README.md's blocks for students, by name, without their markers."""
+    with open(os.path.join(project, "README.md"), encoding="utf-8") as f:
+        return {name: body.strip("\n") for name, body in BLOCK.findall(f.read())}
+
+
+def student_readme(hidden_total: float, project: str = PROJECT) -> str:
+    blocks = shared_blocks(project)
+    missing = {"intro", "requirements", "cpu-build"} - set(blocks)
+    if missing:
+        raise packaging.BuildError(
+            f"README.md 缺少给学生的段落：{', '.join(sorted(missing))}",
+            f"README.md lacks the blocks for students: {', '.join(sorted(missing))} (<!-- student-readme: NAME --> ... <!-- /student-readme -->)",
+        )
+    sections = [
+        blocks["intro"],
+        _exercise_table(),
+        f"讲义 / Course notes: [{DOCS_URL}]({DOCS_URL})",
+        "## 开始 / Getting started\n\n" + blocks["requirements"] + "\n\n" + GETTING_STARTED,
+        READING_THE_TABLE,
+        EXPERIMENTS,
+        WRITE,
+        _hidden_checks(hidden_total),
+        "## Linux 上请装 CPU 版 PyTorch / PyTorch on Linux: get the CPU build\n\n" + blocks["cpu-build"],
+    ]
+    return "\n\n".join(sections) + "\n"
+
+
+def _exercise_table() -> str:
+    rows = [f"| `exercises/{e.filename}` | {e.zh} | {e.en} |" for e in EXERCISES]
+    return "\n".join(["| 文件 / file | 练习 | exercise |", "|---|---|---|", *rows])
+
+
+def _hidden_checks(hidden_total: float) -> str:
+    hidden = f"{hidden_total:g}"
+    return f"""\
+## 隐藏检查 / Hidden checks
+
+这里只有公开检查。分数后面的 (+n) 是隐藏检查的分数（共 {hidden} 分），由老师评分：
+公开检查全部通过，不等于隐藏检查也能通过。
+Only the public checks are here. The (+n) after a score is the points of hidden
+checks ({hidden} in all), graded by your teacher: passing every public check does
+not mean passing the hidden ones."""
+
+
+GETTING_STARTED = """\
+1. 打开 `exercises/ex0_weighted_sum.py`，在 `TODO` 处写代码，替换 `raise NotImplementedError`。
+   Open `exercises/ex0_weighted_sum.py` and write your code where it says `TODO`,
+   in place of `raise NotImplementedError`.
+2. 评分 / Grade your work:
+
+   ```bash
+   tox -e grade                          # 全部练习 / all exercises
+   tox -e grade -- --only ex4_masking    # 一道练习 / one exercise
+   ```
+
+第一次运行会把 PyTorch 装进 `.tox/grade`（几分钟），之后每次几秒钟。
+The first run installs PyTorch into `.tox/grade` (a few minutes); later runs take seconds."""
+
+READING_THE_TABLE = """\
+## 看懂评分表 / Reading the table
+
+每道练习一行：得分和通过的检查数。✓ 全部通过，~ 部分通过，· 一项也没通过。
+表格下面是每项没通过的检查：测了什么、你的代码得到什么、期望什么，以及提示。
+“尚未完成 / not implemented yet” 表示你还没开始这道练习，只扣这道练习的分。
+
+One line per exercise: points and checks passed (✓ all, ~ some, · none). Below
+the table, each failed check says what was tested, what your code gave, what
+was expected, and a hint. "not implemented yet" means you have not started that
+exercise; it costs only that exercise's points."""
+
+EXPERIMENTS = """\
+## 实验 / Experiments
+
+```bash
+tox exec -e grade -- python experiments/ex0_weighted_sum_experiment.py
+```
+
+`experiments/` 里每道练习有一个只用 torch 的小脚本（讲义的每一页都有一个），不用你的代码，题目没做完也能运行。
+One small plain-torch script per exercise (each page of the course notes has one); it
+does not use your code, so it runs before you solve the exercise."""
+
+WRITE = """\
+## 让你的 GPT 写字 / Let your GPT write
+
+```bash
+tox -e write                          # 约 2 分钟 / about 2 minutes; --steps N, --seed N, --prompt 文字, --out DIR
+```
+
+用你自己的 Head、MultiHeadAttention、Block 和 GPT 搭一个小 GPT，在本课讲义的中文上训练
+（`write/corpus.txt`），然后让它写几段字；样本、损失曲线和权重写进 `written/`。哪道练习还没写完，
+它会先告诉你；代码能运行但有错时，它照样训练，并给出评分结果。
+Builds a small GPT from your own Head, MultiHeadAttention, Block and GPT, trains it
+on the Chinese text of the course notes (`write/corpus.txt`) and lets it write;
+the samples, the loss curve and the weights go to `written/`. It first tells you
+which exercise is unfinished; code that runs but is wrong still trains, and you
+get the grader's verdict."""
