@@ -16,6 +16,19 @@ sys.path.insert(0, ROOT)
 from grader.exercises import IDS  # noqa: E402
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items) -> None:
+    """Each test gets its file's markers and group from ``suite_marks``."""
+    import suite_marks
+
+    for item in items:
+        for mark in suite_marks.marks_of(item.path.name):
+            item.add_marker(mark)
+        group = suite_marks.group_of(item.path.name)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 def ctrl_c_as_in_a_terminal() -> None:
     """A ``preexec_fn`` for a program a test sends SIGINT: a shell starts its
     background jobs with SIGINT ignored, and Python then leaves it ignored, so

@@ -1,0 +1,63 @@
+"""Where the test suite's processor time goes, file by file: a pytest plugin.
+
+    python -m pytest tests -p bench.suite_cpu [-n 2 --dist loadgroup]
+
+At the end it prints each test file's CPU seconds (its own process and the
+processes it started and waited for: graders, zygotes, docs builds) and wall
+seconds, largest first, and the run's total. The suite's wall time cannot go
+below its CPU time divided by the machine's cores: this says which files to
+make cheaper, not only which to run side by side. Under pytest-xdist each
+worker measures its own tests and the controller adds them up.
+"""
+import collections
+import resource
+import time
+
+_cpu = collections.Counter()
+_wall = collections.Counter()
+
+
+def _now() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def pytest_runtest_protocol(item, nextitem):
+    item._cpu_start = (_now(), time.monotonic())
+
+
+def pytest_runtest_makereport(item, call):
+    if call.when == "teardown" and hasattr(item, "_cpu_start"):
+        cpu, wall = item._cpu_start
+        name = item.path.name
+        _cpu[name] += _now() - cpu
+        _wall[name] += time.monotonic() - wall
+        item.user_properties.append(("suite_cpu", (name, _now() - cpu, time.monotonic() - wall)))
+
+
+def pytest_runtest_logreport(report):
+    # On the xdist controller the workers' measurements arrive with the reports.
+    if report.when == "teardown" and _is_controller:
+        for key, value in report.user_properties:
+            if key == "suite_cpu":
+                name, cpu, wall = value
+                _cpu[name] += cpu
+                _wall[name] += wall
+
+
+_is_controller = False  # the xdist controller, which only hears the workers' reports
+
+
+def pytest_configure(config):
+    global _is_controller
+    _is_controller = not hasattr(config, "workerinput") and bool(config.getoption("numprocesses", None))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if hasattr(config, "workerinput"):
+        return
+    tr = terminalreporter
+    tr.section("CPU by test file (bench/suite_cpu.py)")
+    for name, cpu in _cpu.most_common():
+        tr.write_line(f"{cpu:8.1f} s CPU {_wall[name]:8.1f} s wall  {name}")
+    tr.write_line(f"{sum(_cpu.values()):8.1f} s CPU {sum(_wall.values()):8.1f} s wall  in all (wall summed over tests)")
