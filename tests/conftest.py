@@ -24,9 +24,7 @@ def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         for mark in suite_marks.marks_of(item.path.name):
             item.add_marker(mark)
-        group = suite_marks.group_of(item.path.name)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+        item.add_marker(pytest.mark.xdist_group(suite_marks.group_of(item.path.name)))
 
 
 def ctrl_c_as_in_a_terminal() -> None:

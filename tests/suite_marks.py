@@ -13,9 +13,11 @@ Markers (``tox -e test-fast`` leaves out every test marked with one):
 - ``browser``: drives headless Chromium.
 
 Groups: ``tox -e test`` runs the tests in parallel processes (pytest-xdist,
-``--dist loadgroup``). A build made once per process (``docs_site.built_site``)
-would be made once per process that needs it; the tests of one group all run
-in the same process, so each build is made once in all.
+``--dist loadgroup``), a group at a time in one process. A file is a group
+of its own: its module fixtures (a release, a class graded, the attack
+catalogue started in the background) are made once, not once per process.
+Files that share a build made once per process (``docs_site.built_site``)
+are one group, so the build is made once in all.
 """
 
 MARKS = {
@@ -53,8 +55,8 @@ def marks_of(filename: str) -> tuple[str, ...]:
     return MARKS.get(filename, ())
 
 
-def group_of(filename: str) -> str | None:
+def group_of(filename: str) -> str:
     for group, files in GROUPS.items():
         if filename in files:
             return group
-    return None
+    return filename
