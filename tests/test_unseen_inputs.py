@@ -25,8 +25,10 @@ The cheat is built here as a student could build it from the release alone:
    exercise file. Its functions and ``forward`` methods compute the same key
    and return the recorded answer; on inputs not in the table they raise
    ``LookupError``, so every point it earns comes from the table. Its modules
-   have the contract's parameters (the attributes the exercises' docstrings
-   state) and nothing of the solutions runs in it.
+   keep the solutions' constructors and nothing else of them
+   (tests/lookup_classes.py derives them; a student writes the same from the
+   attributes the exercises' docstrings state), so they have the contract's
+   parameters, and nothing that computes an answer runs in it.
 3. *Grade.* In the release it must score well: the table works, and the
    student's run is reproducible (the recorder's run and the lookup's run are
    two separate runs that made the same requests). Graded the teacher's ways
@@ -36,6 +38,7 @@ The cheat is built here as a student could build it from the release alone:
    results.
 """
 import base64
+import dataclasses
 import json
 import os
 import shutil
@@ -44,11 +47,12 @@ import sys
 import tempfile
 import zipfile
 
+import lookup_classes
 import pytest
 from conftest import SOLUTIONS, grade_cli, make_submission, run_cli
 from test_release import grade_in_release, in_release
 
-from grader.exercises import EXERCISES, IDS
+from grader.exercises import BY_ID, EXERCISES, IDS
 from grader.teacher import intake
 
 TEACHER_LIMIT = 0.10  # of the teacher's total: "at most 10/100"
@@ -171,87 +175,19 @@ def NAME(*args, **kwargs):
     return _answer("NAME", args, kwargs)
 """
 
-# Constructors with the contract's parameters (as the exercises' docstrings
-# state them); forward only looks up.
-LOOKUP_CLASSES = {
-    "ex5_head": '''
-
-class Head(nn.Module):
-    def __init__(self, n_embd, head_size, block_size, dropout=0.0):
-        super().__init__()
-        self.key = nn.Linear(n_embd, head_size, bias=False)
-        self.query = nn.Linear(n_embd, head_size, bias=False)
-        self.value = nn.Linear(n_embd, head_size, bias=False)
-
-    def forward(self, x):
-        return _answer("Head", [x], module=self)
-''',
-    "ex6_block": '''
-from ex5_head import Head
-
-
-class MultiHeadAttention(nn.Module):
-    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
-        super().__init__()
-        self.heads = nn.ModuleList([Head(n_embd, n_embd // n_head, block_size, dropout) for _ in range(n_head)])
-        self.proj = nn.Linear(n_embd, n_embd)
-        self.dropout = nn.Dropout(dropout)
-
-    def forward(self, x):
-        return _answer("MultiHeadAttention", [x], module=self)
-
-
-class FeedForward(nn.Module):
-    def __init__(self, n_embd, dropout=0.0):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.ReLU(), nn.Linear(4 * n_embd, n_embd), nn.Dropout(dropout))
-
-    def forward(self, x):
-        return _answer("FeedForward", [x], module=self)
-
-
-class Block(nn.Module):
-    def __init__(self, n_embd, n_head, block_size, dropout=0.0):
-        super().__init__()
-        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)
-        self.ffwd = FeedForward(n_embd, dropout)
-        self.ln1 = nn.LayerNorm(n_embd)
-        self.ln2 = nn.LayerNorm(n_embd)
-
-    def forward(self, x):
-        return _answer("Block", [x], module=self)
-''',
-    "ex7_gpt": '''
-from ex6_block import Block
-
-
-class GPT(nn.Module):
-    def __init__(self, vocab_size, n_embd, n_head, n_layer, block_size, dropout=0.0):
-        super().__init__()
-        self.block_size = block_size
-        self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
-        self.position_embedding_table = nn.Embedding(block_size, n_embd)
-        self.blocks = nn.Sequential(*[Block(n_embd, n_head, block_size, dropout) for _ in range(n_layer)])
-        self.ln_f = nn.LayerNorm(n_embd)
-        self.lm_head = nn.Linear(n_embd, vocab_size)
-
-    def forward(self, *args):  # (idx) or (idx, targets), as the checks call it
-        return _answer("GPT", list(args), module=self)
-
-    def generate(self, *args):
-        return _answer("GPT.generate", list(args), module=self)
-''',
-}
+# The lookup classes, derived from the solutions by tests/lookup_classes.py:
+# each class of a row's defines keeps the solution's constructor (so its
+# parameters and state_dict are the contract's); forward and the row's
+# methods only look up.
+LOOKUP_CLASSES = {e.id: lookup_classes.derive(e) for e in EXERCISES}
 
 
 def lookup_problems() -> list[str]:
-    """Classes of the table that ``LOOKUP_CLASSES`` builds no constructor for (none: [])."""
-    return [
-        f"{ex}: no lookup class {name} in LOOKUP_CLASSES (tests/test_unseen_inputs.py)"
-        for ex, names in CLASSES.items()
-        for name in names
-        if "." not in name and f"class {name}(" not in LOOKUP_CLASSES.get(ex, "")
-    ]
+    """What the lookup classes could not be derived from (none: []): a class
+    of a row's ``defines`` missing from its solution, a method of its
+    ``methods`` whose class is not there, a name the kept constructors use
+    that no kept import binds (tests/lookup_classes.py)."""
+    return [problem for derived in LOOKUP_CLASSES.values() for problem in derived.problems]
 
 
 def recorder_sources(table_file: str) -> dict:
@@ -270,10 +206,10 @@ def lookup_sources(table: dict) -> dict:
     for ex in IDS:
         blob = base64.b64encode(json.dumps(table[ex], sort_keys=True).encode()).decode()
         source = f'"""{ex}: answers looked up in a table of the public checks\' requests; nothing is computed."""\n'
-        source += "import torch\nimport torch.nn as nn\n" + KEY_SOURCE
+        source += KEY_SOURCE
         source += f'\n\n_TABLE = _json.loads(_base64.b64decode("{blob}"))  # key -> answer\n' + LOOKUP_CODE
         source += "".join(LOOKUP_FUNCTION.replace("NAME", name) for name in FUNCTIONS[ex])
-        source += LOOKUP_CLASSES.get(ex, "")
+        source += LOOKUP_CLASSES[ex].source  # with the imports its constructors need
         out[ex] = source
     return out
 
@@ -341,6 +277,22 @@ def lookup(table, tmp_path_factory) -> str:
 
 def test_every_class_of_the_table_has_a_lookup_constructor():
     assert lookup_problems() == []
+
+
+def test_what_cannot_be_derived_is_named(tmp_path):
+    """A row its solution does not match: each lookup class that cannot be derived is said, and why."""
+    (tmp_path / "ex7_gpt.py").write_text(
+        "import torch.nn as nn\n\n\ndef width(n):\n    return 4 * n\n\n\n"
+        "class GPT(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.lm_head = nn.Linear(n, width(n))\n\n"
+        "    def forward(self, idx):\n        return self.lm_head(idx)\n",
+        encoding="utf-8",
+    )
+    row = dataclasses.replace(BY_ID["ex7_gpt"], defines=("GPT", "Sampler"), methods=("GPT.generate", "Writer.draw"))
+    derived = lookup_classes.derive(row, solutions=tmp_path)
+    assert len(derived.problems) == 4, derived.problems
+    for said in ("Writer is not a class of its defines", "defines the class Sampler", "GPT has no generate", "uses width"):
+        assert any(said in problem for problem in derived.problems), (said, derived.problems)
+    assert "class GPT(nn.Module)" in derived.source and "_answer('GPT.generate'" in derived.source
 
 
 def test_the_table_covers_every_exercise(recorded, table):
