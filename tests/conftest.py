@@ -16,15 +16,13 @@ sys.path.insert(0, ROOT)
 from grader.exercises import IDS  # noqa: E402
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items) -> None:
-    """Each test gets its file's markers and group from ``suite_marks``."""
+    """Each test gets its file's markers from ``suite_marks``."""
     import suite_marks
 
     for item in items:
         for mark in suite_marks.marks_of(item.path.name):
             item.add_marker(mark)
-        item.add_marker(pytest.mark.xdist_group(suite_marks.group_of(item.path.name)))
 
 
 def ctrl_c_as_in_a_terminal() -> None:

@@ -1,7 +1,8 @@
-"""What kind of test each test file holds, and which files share a build.
+"""What kind of test each test file holds.
 
-``conftest.py`` applies both when the tests are collected, so a test file
-needs no marker lines of its own, and this table is the one place to look.
+``conftest.py`` applies the markers when the tests are collected, so a test
+file needs no marker lines of its own, and this table is the one place to
+look.
 
 Markers (``tox -e test-fast`` leaves out every test marked with one):
 
@@ -11,13 +12,6 @@ Markers (``tox -e test-fast`` leaves out every test marked with one):
   tests the sandbox itself;
 - ``docs``: builds the docs site (both editions take about a minute);
 - ``browser``: drives headless Chromium.
-
-Groups: ``tox -e test`` runs the tests in parallel processes (pytest-xdist,
-``--dist loadgroup``), a group at a time in one process. A file is a group
-of its own: its module fixtures (a release, a class graded, the attack
-catalogue started in the background) are made once, not once per process.
-Files that share a build made once per process (``docs_site.built_site``)
-are one group, so the build is made once in all.
 """
 
 MARKS = {
@@ -43,20 +37,8 @@ MARKS = {
     "test_write.py": ("slow",),
 }
 
-GROUPS = {
-    # docs_site.built_site: the student and teacher editions
-    "docs-site": ("test_docs_browser.py", "test_docs_build.py", "test_docs_phone.py", "test_docs_quotes.py", "test_mistake_table.py"),
-}
-
 KNOWN = ("slow", "sandbox", "docs", "browser")
 
 
 def marks_of(filename: str) -> tuple[str, ...]:
     return MARKS.get(filename, ())
-
-
-def group_of(filename: str) -> str:
-    for group, files in GROUPS.items():
-        if filename in files:
-            return group
-    return filename
