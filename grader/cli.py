@@ -56,6 +56,14 @@ def _usage_error(parser, message: str) -> int:
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    # Read by the limits of every grader this command makes: a bad value is
+    # a usage error here, before anything is graded, not a traceback later.
+    from grader.child.limits import time_scale
+
+    try:
+        time_scale()
+    except ValueError as exc:
+        return _usage_error(parser, str(exc))
     if args.verb == "grade":
         return _grade(parser, args)
     return _teacher_verbs().run(args)

@@ -55,8 +55,9 @@ def test_the_grader_refuses_to_start_with_a_bad_scale(monkeypatch, tmp_path):
     json_path = tmp_path / "results.json"
     monkeypatch.setenv(limits_mod.TIME_SCALE, "2")
     proc = run_cli("grade", folder, "--json", str(json_path), "--sandbox", "off", "--only", "ex0_weighted_sum", timeout=300)
-    assert proc.returncode != 0
+    assert proc.returncode == 2  # a usage error, said in one line, not a traceback
     assert "ATTENTION_TIME_SCALE='2': must be a number in (0, 1]" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
     assert not json_path.exists()
 
 

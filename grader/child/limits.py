@@ -33,7 +33,10 @@ def time_scale() -> float:
     except ValueError:
         scale = math.nan
     if not 0 < scale <= 1:  # nan and inf fail this too
-        raise ValueError(f"{TIME_SCALE}={text!r}: must be a number in (0, 1], the factor that shortens the time limits for tests (unset it to grade)")
+        raise ValueError(
+            f"{TIME_SCALE}={text!r}: must be a number in (0, 1], the factor that shortens the time limits for tests "
+            "(unset it to grade) / 应是 (0, 1] 之间的数，只供项目的测试缩短时间限制（评分时不要设置）"
+        )
     return scale
 
 
