@@ -11,6 +11,7 @@ to change the experiment first is left out: a changed run prints other numbers.
 The second half holds the build's check that a ``{num}`` name keeps one value
 on a page (computed.py).
 """
+import copy
 import re
 
 import pytest
@@ -43,6 +44,15 @@ def printed_as(token: str, printed: list[float]) -> bool:
     return any(abs(x - y) <= 0.5 * 10**-digits + 1e-9 for y in printed)
 
 
+def prose(node) -> str:
+    """A block's text without its computed strings: those quote a program's
+    output (the GPT's samples may well say 实验), not the page's own words."""
+    node = copy.copy(node)
+    for quoted in node.select(".computed-text"):
+        quoted.decompose()
+    return node.get_text(" ")
+
+
 def quoting_blocks(soup) -> list:
     """Blocks that send the reader to the experiment: a text block (either language)
     that mentions it, and the answers to a question that does; not those that ask
@@ -58,7 +68,7 @@ def quoting_blocks(soup) -> list:
                 blocks += node.select("div.lang-zh, div.lang-en")
             asked = False
         elif {"lang-zh", "lang-en"} & set(classes) and not node.find_parent("details"):
-            text = node.get_text()
+            text = prose(node)
             said = bool(MENTIONS.search(text)) and not CHANGES.search(text)
             if said:
                 blocks.append(node)
@@ -72,7 +82,7 @@ def quotes_of(page) -> tuple[str, list[tuple[str, str]]]:
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     shown = soup.select("div.experiment pre")
     printed = "\n".join(pre.get_text() for pre in shown)
-    quoted = [(token, block.get_text(" ", strip=True)) for block in quoting_blocks(soup) for token in decimals(block.get_text())]
+    quoted = [(token, block.get_text(" ", strip=True)) for block in quoting_blocks(soup) for token in decimals(prose(block))]
     return printed, quoted
 
 
