@@ -10,7 +10,8 @@ Markers (``tox -e test-fast`` leaves out every test marked with one):
   whole batches, every catalogue file graded);
 - ``sandbox``: grades in the bubblewrap sandbox (``--sandbox require``) or
   tests the sandbox itself;
-- ``docs``: builds the docs site (both editions take about a minute);
+- ``docs``: builds the docs site (both editions take about a minute), or
+  runs the code of every page;
 - ``browser``: drives headless Chromium.
 """
 
@@ -27,7 +28,9 @@ MARKS = {
     "test_docs_build.py": ("docs",),
     "test_docs_phone.py": ("docs", "browser"),
     "test_docs_quotes.py": ("docs",),
+    "test_docs_sources.py": ("docs",),
     "test_fuzz.py": ("slow", "sandbox"),
+    "test_gradescope.py": ("slow",),
     "test_keyring_and_syscalls.py": ("sandbox",),
     "test_limits_per_submission.py": ("slow", "sandbox"),
     "test_mistake_table.py": ("slow", "docs"),
