@@ -45,9 +45,13 @@ submission where an attack leaves markers for the test: writable without the
 sandbox, out of sight in it) and ``__ATTACK_PORT__`` (a port on 127.0.0.1
 where the test listens).
 
-The gradings run in the background, one per processor and one more (most
-of their time is spent importing torch or waiting out a time limit); each
-test waits for its own. ``-k ATTACK`` grades only that attack. Their time
+The gradings run in the background, one per processor and one more (some
+wait out a time limit); each test waits for its own. A grader is forked
+from a warm interpreter that has imported torch (``tests/warm_start.py``:
+the same ``python -m grader`` command line, arguments, folder, environment
+and session, without two seconds of torch's import each time), except for
+the attacks that look for the grader by its command line, which it would
+not show. ``-k ATTACK`` grades only that attack. Their time
 limits are the real ones shortened by ``TIME_SCALE`` (below).
 """
 import base64
@@ -74,6 +78,7 @@ from unittest import mock
 import pytest
 
 from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
+from warm_start import WarmStarter
 from grader.child import cgroup, child_user
 from grader.child import limits as limits_mod
 from grader.child.limits import Limits, become_subreaper
@@ -563,7 +568,19 @@ def copy_project(template: str, dest: str) -> str:
     return dest
 
 
-def run_attack(mode: str, attack: str, root: str, port: int) -> Outcome:
+def looks_for_the_grader(attack: str) -> bool:
+    """Whether the attack finds processes by their command line, which a
+    grader from the warm interpreter does not show as ``-m grader``: such
+    attacks get a grader started as a student's is."""
+    with open(os.path.join(ATTACKS_DIR, attack + ".py"), "rb") as f:
+        return b"cmdline" in f.read()
+
+
+def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarter | None = None) -> Outcome:
+    """Grade the attack in ``mode`` with the real command line, from a
+    fresh copy of the project: started by ``starter`` (``tests/warm_start.py``:
+    the same command line, without paying for torch's import each time)
+    where the attack cannot tell, else as a new interpreter."""
     exercise = exercise_of(attack)
     tag = "atk" + secrets.token_hex(6)  # 15 characters: all that /proc/PID/comm holds
     attack_dir = os.path.join(root, mode, attack)
@@ -583,19 +600,17 @@ def run_attack(mode: str, attack: str, root: str, port: int) -> Outcome:
     before, project_before = snapshot(folder), snapshot(project)
     json_path = folder + "-results.json"
     args = ["grade", folder, "--json", json_path, *MODE_OPTIONS[mode]] + ([] if attack in FULL_RUNS else ["--only", exercise])
+    env = {**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE}
     start = time.monotonic()
     try:
         # A session of its own: an attack that signals the grader's process
         # group reaches the grader, never this test run.
-        proc = subprocess.run(
-            [sys.executable, "-m", "grader", *args],
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE},
-            start_new_session=True,
-        )
+        if starter is None or looks_for_the_grader(attack):
+            proc = subprocess.run(
+                [sys.executable, "-m", "grader", *args], cwd=project, capture_output=True, text=True, timeout=600, env=env, start_new_session=True
+            )
+        else:
+            proc = starter.run(args, cwd=project, env=env, timeout=600)
         results = json.loads(_read(json_path)) if os.path.exists(json_path) else None
     finally:
         survivors = wait_for_none(tag)
@@ -644,6 +659,7 @@ def outcomes(full_marks, tmp_path_factory, request):
     name, in the background; ``outcomes(mode, attack)`` waits for one (and
     starts it first if no parametrized test named it). Attacks on exercises
     that have no checks are never run."""
+    starter = WarmStarter()  # before children_before: the one child of ours meant to last
     become_subreaper()  # orphans of a grader that exits come to us, not to init
     me = os.getpid()
     children_before = children_of(me)
@@ -659,7 +675,7 @@ def outcomes(full_marks, tmp_path_factory, request):
     order = [(m, a) for a in SLOW for m in MODES if (m, a) in selected]
     order += [(m, a) for a in ATTACKS for m in MODES if (m, a) in selected and a not in SLOW]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS)
-    futures = {key: pool.submit(run_attack, *key, root, listener.port) for key in order if key[1] in runnable}
+    futures = {key: pool.submit(run_attack, *key, root, listener.port, starter) for key in order if key[1] in runnable}
 
     def get(mode: str, attack: str) -> Outcome:
         if attack not in runnable:
@@ -670,13 +686,14 @@ def outcomes(full_marks, tmp_path_factory, request):
         if reason:
             pytest.skip(reason)
         if (mode, attack) not in futures:
-            futures[mode, attack] = pool.submit(run_attack, mode, attack, root, listener.port)
+            futures[mode, attack] = pool.submit(run_attack, mode, attack, root, listener.port, starter)
         return futures[mode, attack].result()
 
     get.futures, get.children_before, get.listener = futures, children_before, listener
     yield get
     pool.shutdown(wait=True, cancel_futures=True)
     listener.close()
+    starter.close()
 
 
 @pytest.mark.parametrize(("mode", "attack"), mode_params(ATTACKS))
