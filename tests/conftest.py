@@ -17,12 +17,16 @@ from grader.exercises import IDS  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Each test gets its file's markers from ``suite_marks``."""
+    """Each test gets its file's markers and its xdist group from ``suite_marks``."""
     import suite_marks
 
+    groups = {}
     for item in items:
         for mark in suite_marks.marks_of(item.path.name):
             item.add_marker(mark)
+        if item.path not in groups:
+            groups[item.path] = suite_marks.group_of(item.path)
+        item.add_marker(pytest.mark.xdist_group(groups[item.path]))
 
 
 def ctrl_c_as_in_a_terminal() -> None:

@@ -42,6 +42,22 @@ MARKS = {
 
 KNOWN = ("slow", "sandbox", "docs", "browser")
 
+# ``tox -e test`` runs the files side by side, one process per processor
+# (pytest-xdist, ``--dist loadgroup``), a whole file to a process: its
+# module fixtures (the attack catalogue's gradings, a batch) are made once.
+# Files that share a build made once per process (the docs site, see
+# ``docs_site.built_site``) go to the same process as one group.
+SHARED_BUILDS = {"built_site(": "docs-site"}
+
+
+def group_of(path) -> str:
+    """The xdist group of a test file (a ``pathlib.Path``): the build it shares, else its own name."""
+    text = path.read_text(encoding="utf-8")
+    for call, group in SHARED_BUILDS.items():
+        if call in text:
+            return group
+    return path.name
+
 
 def marks_of(filename: str) -> tuple[str, ...]:
     return MARKS.get(filename, ())

@@ -44,3 +44,13 @@ def test_files_that_build_the_docs_or_drive_the_browser_say_so():
 def test_an_unmarked_docs_file_is_found(monkeypatch):
     monkeypatch.setitem(suite_marks.MARKS, "test_docs_build.py", ())
     assert unmarked() == ["test_docs_build.py: not marked ['docs']"]
+
+
+def test_files_that_share_the_docs_build_run_in_one_process():
+    """Under ``-n`` each process builds the docs it needs once: every file
+    that uses the built site is in the one group, and no other file is."""
+    groups = {path.name: suite_marks.group_of(path) for path in TESTS.glob("test_*.py") if path.name != Path(__file__).name}
+    assert {name for name, group in groups.items() if group == "docs-site"} == {
+        name for name in groups if "docs" in _uses((TESTS / name).read_text(encoding="utf-8"))
+    } != set()
+    assert groups["test_attacks.py"] == "test_attacks.py"
