@@ -29,6 +29,25 @@ def pytest_collection_modifyitems(config, items) -> None:
         item.add_marker(pytest.mark.xdist_group(groups[item.path]))
 
 
+def pytest_collection_finish(session) -> None:
+    """The docs builds the selected tests need start now, in the background
+    (``docs_site``); under pytest-xdist, in the process that gets the docs'
+    tests, when the first of them asks."""
+    import docs_site
+
+    tmp_root = session.config._tmp_path_factory.getbasetemp()
+    if hasattr(session.config, "workerinput"):
+        docs_site.defer_builds(session.items, tmp_root)
+    else:
+        docs_site.start_builds(session.items, tmp_root)
+
+
+def pytest_sessionfinish(session) -> None:
+    import docs_site
+
+    docs_site.stop_builds()
+
+
 def ctrl_c_as_in_a_terminal() -> None:
     """A ``preexec_fn`` for a program a test sends SIGINT: a shell starts its
     background jobs with SIGINT ignored, and Python then leaves it ignored, so

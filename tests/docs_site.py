@@ -45,6 +45,7 @@ class _Background:
 
 _built: dict[str, Path] = {}
 _background: dict[str, _Background] = {}
+_deferred: list = []  # (items, tmp_root) for the first built_site, see defer_builds
 
 
 def sources() -> list[Path]:
@@ -138,10 +139,20 @@ def _finish(edition: str) -> tuple[Path, subprocess.CompletedProcess]:
                                                   build.stderr.read_text(encoding="utf-8", errors="replace"))
 
 
+def defer_builds(items, tmp_root: Path) -> None:
+    """Under pytest-xdist every process collects every test, and which one
+    gets the docs' group is known only when it runs them: there the first
+    ``built_site`` starts the builds ``items`` need."""
+    _deferred[:] = [items, tmp_root]
+
+
 def built_site(edition: str, tmp_path_factory) -> Path:
     """The student or teacher edition, built with -W into a temporary folder
     once per session: by its background build if ``start_builds`` started
     one, else here and now."""
+    if _deferred:
+        start_builds(*_deferred)
+        _deferred.clear()
     if edition not in _built:
         if edition in _background:
             out, proc = _finish(edition)
