@@ -22,6 +22,7 @@ print(json.dumps({
     "session_leader": os.getsid(0) == os.getpid(),
     "main": __name__,
     "stdin": sys.stdin.read(),
+    "cmdline": open("/proc/self/cmdline", "rb").read().decode().split("\\0")[1:-1],
 }))
 print("line one\\r\\nline two", file=sys.stderr)
 sys.exit(int(sys.argv[1]))
@@ -52,7 +53,9 @@ def test_a_warm_program_sees_what_a_new_interpreter_gives_it(starter, probe_dir)
     cold = subprocess.run([sys.executable, "-m", "probe", "3", "x y"], cwd=cwd, env=env, capture_output=True, text=True, start_new_session=True, stdin=subprocess.DEVNULL)
     warm = starter.run(["3", "x y"], module="probe", cwd=cwd, env=env, timeout=60)
     assert warm.returncode == cold.returncode == 3
-    assert json.loads(warm.stdout) == json.loads(cold.stdout)
+    warm_seen, cold_seen = json.loads(warm.stdout), json.loads(cold.stdout)
+    assert warm_seen.pop("cmdline") != cold_seen.pop("cmdline")  # the server's: what new_interpreter is for
+    assert warm_seen == cold_seen
     assert json.loads(warm.stdout)["session_leader"] and json.loads(warm.stdout)["env"]["PROBE_WORD"] == "naïve"
     assert warm.stderr == cold.stderr == "line one\nline two\n"
 
@@ -77,3 +80,35 @@ def test_the_time_limit_ends_the_whole_session(starter, tmp_path):
     with pytest.raises(subprocess.TimeoutExpired):
         starter.run([], module="sleeper", cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=1)
     assert time.monotonic() - start < 10
+
+
+def test_a_new_interpreter_shows_its_command_line(starter, probe_dir):
+    env, cwd = _env(probe_dir), probe_dir / "work"
+    cold = subprocess.run([sys.executable, "-m", "probe", "0"], cwd=cwd, env=env, capture_output=True, text=True, start_new_session=True, stdin=subprocess.DEVNULL)
+    new = starter.run(["0"], module="probe", cwd=cwd, env=env, timeout=60, new_interpreter=True)
+    assert json.loads(new.stdout) == json.loads(cold.stdout)
+    assert json.loads(new.stdout)["cmdline"] == ["-m", "probe", "0"]
+
+
+def test_what_a_program_leaves_behind_is_the_servers(starter, tmp_path):
+    (tmp_path / "leaver.py").write_text("import os, time\nif os.fork() == 0:\n    os.setsid()\n    os.closerange(0, 3)  # lets go of the streams, as a daemon does\n    time.sleep(60)\n")
+    starter.run([], module="leaver", cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=60)
+    orphans = _children(starter.pid)
+    assert len(orphans) == 1
+    os.kill(orphans[0], 9)
+    deadline = time.monotonic() + 10
+    while _children(starter.pid) and time.monotonic() < deadline:  # reaped by the server, no zombie left
+        time.sleep(0.05)
+    assert not _children(starter.pid)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[1] == str(pid):
+                    found.append(int(name))
+        except (OSError, IndexError):
+            pass
+    return found

@@ -13,9 +13,13 @@ imports torch before it forks its zygote in any case, so nothing a child
 inherits differs.
 
 What does differ is what ``/proc/PID/cmdline`` and ``/proc/PID/environ``
-show of the grader: the server's. Callers run with ``subprocess`` whatever
-looks there (``test_attacks.py``: attacks that find the grader by its
-command line).
+show of the grader: the server's. For a program that must be seen as what
+it is there (``test_attacks.py``: attacks that find the grader by its
+command line) ``run(..., new_interpreter=True)`` starts a new interpreter
+from the server instead. Either way the server is the program's parent and
+a subreaper: whatever the program leaves behind becomes the server's child
+(``children_of(starter.pid)`` finds it) and is reaped there. The server,
+and so every program, runs at the niceness it was made with.
 
     starter = WarmStarter()
     proc = starter.run(["grade", folder, "--json", out], cwd=..., env=..., timeout=600)
@@ -41,8 +45,12 @@ import time
 # a fork leaves the loop by returning the request, and the top level runs
 # the grader (so no frame of the server's is left around it).
 _SERVER = r"""
-import json, os, runpy, select, socket, sys
+import ctypes, json, os, runpy, select, socket, sys
 import torch  # the point of it all
+
+os.nice(int(sys.argv[2]))
+# A subreaper: what a program leaves behind comes here, not to init (and is reaped below).
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
 
 BASE_PATH = sys.path[1:]  # sys.path[0] is '' for python -c
 
@@ -74,8 +82,11 @@ def serve(address):
                 os.close(fd)
             conn.send(b"%d" % pid)
             waiting[pid] = conn
-        while waiting:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
             if pid == 0:
                 break
             conn = waiting.pop(pid, None)
@@ -92,6 +103,8 @@ if request is None:
     sys.exit(0)
 os.setsid()
 os.chdir(request["cwd"])
+if request["new_interpreter"]:
+    os.execve(sys.executable, [sys.executable, "-m", request["module"], *request["args"]], request["env"])
 os.environ.clear()
 os.environ.update(request["env"])
 extra = [p for p in request["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -105,27 +118,37 @@ runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
 class WarmStarter:
     """One warm interpreter; ``run`` may be called from several threads."""
 
-    def __init__(self):
+    def __init__(self, niceness: int = 0):
+        """``niceness``: of the server and so of every program it starts."""
         self._dir = tempfile.mkdtemp(prefix="warm-start-")
         self.address = os.path.join(self._dir, "socket")
         # The project comes per request, in PYTHONPATH.
         self._env = env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         self._server = subprocess.Popen(
-            [sys.executable, "-c", _SERVER, self.address], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir
+            [sys.executable, "-c", _SERVER, self.address, str(niceness)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir
         )
         ready = self._server.stdout.readline()
         if ready.strip() != b"ready":
             raise RuntimeError(f"the warm interpreter did not start (exit {self._server.wait()})")
 
-    def run(self, args: list, *, cwd: str, env: dict, timeout: float, module: str = "grader") -> subprocess.CompletedProcess:
-        """``python -m MODULE ARGS`` in ``cwd`` with exactly ``env``, in a new session."""
+    @property
+    def pid(self) -> int:
+        """The server's: the parent of every program it runs, and of what they leave behind."""
+        return self._server.pid
+
+    def run(self, args: list, *, cwd: str, env: dict, timeout: float, module: str = "grader", new_interpreter: bool = False) -> subprocess.CompletedProcess:
+        """``python -m MODULE ARGS`` in ``cwd`` with exactly ``env``, in a new
+        session: forked from the warm interpreter, or with ``new_interpreter``
+        a new one (as ``subprocess`` starts it, for a program that must be
+        seen as such in /proc)."""
         changed = sorted(k for k in set(env) ^ set(self._env) | {k for k in env if env.get(k) != self._env.get(k)} if _at_start(k))
-        if changed:
+        if changed and not new_interpreter:
             raise ValueError(f"the interpreter reads these at start-up; run it with subprocess instead: {changed}")
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         null = os.open(os.devnull, os.O_RDONLY)
-        request = json.dumps({"module": module, "args": [str(a) for a in args], "cwd": str(cwd), "env": dict(env)}).encode()
+        request = {"module": module, "args": [str(a) for a in args], "cwd": str(cwd), "env": dict(env), "new_interpreter": new_interpreter}
+        request = json.dumps(request).encode()
         with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as conn:
             conn.connect(self.address)
             try:
