@@ -10,12 +10,12 @@ to make cheaper, not only which to run side by side. Under pytest-xdist (not
 installed by tox; ``-n 2``) each worker measures its own tests and the
 controller adds them up.
 
-Measured on the 2-core machine CI uses: serial, the suite took 1,740 s of CPU
-in 1,215 s (136%); with ``-n 2`` (one file per worker at a time) it took
-2,585 s of CPU in 1,418 s. Two processes side by side cost each other more
-than they gained, so ``tox -e test`` stays serial. Of the parallel run's CPU
-the attack catalogue took 1,254 s, the two docs builds and their browser
-tests 343 s, the batches 136 s and ``tox -e write``'s trainings 134 s.
+Measured on the 2-core machine CI uses, serially: the suite took 1,740 s
+of CPU in 1,215 s (136%), the attack catalogue 629 s of CPU in 345 s; with
+its graders forked from a warm interpreter (tests/warm_start.py), 384 s in
+235 s. With ``-n 2 --dist loadgroup`` (a file, or the docs' group, to a
+process) the whole suite took 2,227 s of CPU in 1,243 s: no faster than
+serially, so ``tox -e test`` stays serial.
 """
 import collections
 import resource

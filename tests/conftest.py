@@ -21,12 +21,14 @@ def pytest_collection_modifyitems(config, items) -> None:
     import suite_marks
 
     groups = {}
+    xdist = config.pluginmanager.hasplugin("xdist")  # not installed by tox: see suite_marks
     for item in items:
         for mark in suite_marks.marks_of(item.path.name):
             item.add_marker(mark)
-        if item.path not in groups:
-            groups[item.path] = suite_marks.group_of(item.path)
-        item.add_marker(pytest.mark.xdist_group(groups[item.path]))
+        if xdist:
+            if item.path not in groups:
+                groups[item.path] = suite_marks.group_of(item.path)
+            item.add_marker(pytest.mark.xdist_group(groups[item.path]))
 
 
 def pytest_collection_finish(session) -> None:
@@ -35,11 +37,13 @@ def pytest_collection_finish(session) -> None:
     tests, when the first of them asks."""
     import docs_site
 
+    if session.config.option.collectonly:
+        return
     tmp_root = session.config._tmp_path_factory.getbasetemp()
     if hasattr(session.config, "workerinput"):
         docs_site.defer_builds(session.items, tmp_root)
-    else:
-        docs_site.start_builds(session.items, tmp_root)
+        return
+    docs_site.start_builds(session.items, tmp_root)
 
 
 def pytest_sessionfinish(session) -> None:

@@ -42,11 +42,13 @@ MARKS = {
 
 KNOWN = ("slow", "sandbox", "docs", "browser")
 
-# ``tox -e test`` runs the files side by side, one process per processor
-# (pytest-xdist, ``--dist loadgroup``), a whole file to a process: its
-# module fixtures (the attack catalogue's gradings, a batch) are made once.
-# Files that share a build made once per process (the docs site, see
-# ``docs_site.built_site``) go to the same process as one group.
+# Under pytest-xdist (``-n 2 --dist loadgroup``) a whole file goes to one
+# process, so its module fixtures (the attack catalogue's gradings, a
+# batch) are made once, and files that share a build made once per process
+# (the docs site, see ``docs_site.built_site``) go to one process as a
+# group. tox does not install xdist: on the 2-core machine CI uses, two
+# pytest processes took as long as one (bench/suite_cpu.py), which keeps
+# both processors busy with background work instead (conftest.py).
 SHARED_BUILDS = {"built_site(": "docs-site"}
 
 

@@ -81,7 +81,7 @@ from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
 from warm_start import WarmStarter
 from grader.child import cgroup, child_user
 from grader.child import limits as limits_mod
-from grader.child.limits import Limits, become_subreaper
+from grader.child.limits import Limits
 from grader.engine import sandbox as sandbox_mod
 from grader.engine import submission as submission_mod
 from grader.engine.redact import MARK
@@ -456,7 +456,7 @@ def kill_and_reap(pids) -> None:
             pass
     for pid in pids:
         try:
-            os.waitpid(pid, 0)  # only our own children (orphans re-parented to us) can be reaped
+            os.waitpid(pid, 0)  # only our own children can be reaped here; the starter's server reaps its own
         except ChildProcessError:
             pass
 
@@ -576,11 +576,12 @@ def looks_for_the_grader(attack: str) -> bool:
         return b"cmdline" in f.read()
 
 
-def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarter | None = None) -> Outcome:
+def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarter) -> Outcome:
     """Grade the attack in ``mode`` with the real command line, from a
-    fresh copy of the project: started by ``starter`` (``tests/warm_start.py``:
-    the same command line, without paying for torch's import each time)
-    where the attack cannot tell, else as a new interpreter."""
+    fresh copy of the project, started by ``starter`` (``tests/warm_start.py``):
+    forked from its warm interpreter (the same command line, without paying
+    for torch's import each time) where the attack cannot tell, else as a
+    new interpreter."""
     exercise = exercise_of(attack)
     tag = "atk" + secrets.token_hex(6)  # 15 characters: all that /proc/PID/comm holds
     attack_dir = os.path.join(root, mode, attack)
@@ -605,12 +606,7 @@ def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarte
     try:
         # A session of its own: an attack that signals the grader's process
         # group reaches the grader, never this test run.
-        if starter is None or looks_for_the_grader(attack):
-            proc = subprocess.run(
-                [sys.executable, "-m", "grader", *args], cwd=project, capture_output=True, text=True, timeout=600, env=env, start_new_session=True
-            )
-        else:
-            proc = starter.run(args, cwd=project, env=env, timeout=600)
+        proc = starter.run(args, cwd=project, env=env, timeout=600, new_interpreter=looks_for_the_grader(attack))
         results = json.loads(_read(json_path)) if os.path.exists(json_path) else None
     finally:
         survivors = wait_for_none(tag)
@@ -653,47 +649,72 @@ class Listener:
         self.sock.close()
 
 
-@pytest.fixture(scope="module")
-def outcomes(full_marks, tmp_path_factory, request):
-    """Start the gradings of the (mode, attack) pairs the selected tests
-    name, in the background; ``outcomes(mode, attack)`` waits for one (and
-    starts it first if no parametrized test named it). Attacks on exercises
-    that have no checks are never run."""
-    starter = WarmStarter()  # before children_before: the one child of ours meant to last
-    become_subreaper()  # orphans of a grader that exits come to us, not to init
-    me = os.getpid()
-    children_before = children_of(me)
-    root = str(tmp_path_factory.mktemp("attacks"))
-    project_template(os.path.join(root, "template"))
-    listener = Listener()
+def has_checks(exercise: str) -> bool:
+    return any(os.path.exists(os.path.join(ROOT, "checks", kind, f"test_{exercise}.py")) for kind in ("public", "hidden"))
+
+
+def selected_pairs(items) -> list[tuple[str, str]]:
+    """The (mode, attack) pairs the selected tests of this file name, the
+    SLOW first; none that is skipped, and none on an exercise without checks."""
     selected = set()
-    for item in request.session.items:
+    for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.module is request.module and "attack" in params and item.get_closest_marker("skip") is None:
+        if item.path.name == os.path.basename(__file__) and "attack" in params and item.get_closest_marker("skip") is None:
             selected.add((params["mode"], params["attack"]))
-    runnable = {a for a in ATTACKS if full_marks[exercise_of(a)] > 0}
     order = [(m, a) for a in SLOW for m in MODES if (m, a) in selected]
     order += [(m, a) for a in ATTACKS for m in MODES if (m, a) in selected and a not in SLOW]
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS)
-    futures = {key: pool.submit(run_attack, *key, root, listener.port, starter) for key in order if key[1] in runnable}
+    return [(m, a) for m, a in order if has_checks(exercise_of(a))]
+
+
+class Catalogue:
+    """The gradings of the catalogue, under way in the background in a pool
+    of threads, each grader started by one ``WarmStarter`` (whose server is
+    the subreaper of every grader and of what they leave behind).
+    ``outcome(mode, attack)`` waits for one (and starts it first if it was
+    not among ``pairs``)."""
+
+    def __init__(self, pairs, root: str):
+        self.starter = WarmStarter()
+        self.root = root
+        project_template(os.path.join(root, "template"))
+        self.listener = Listener()
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS)
+        self.futures = {pair: self._submit(*pair) for pair in pairs}
+
+    def _submit(self, mode: str, attack: str) -> concurrent.futures.Future:
+        return self.pool.submit(run_attack, mode, attack, self.root, self.listener.port, self.starter)
+
+    def outcome(self, mode: str, attack: str) -> Outcome:
+        if (mode, attack) not in self.futures:
+            self.futures[mode, attack] = self._submit(mode, attack)
+        return self.futures[mode, attack].result()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.listener.close()
+        self.starter.close()
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory, request):
+    """Start the gradings of the (mode, attack) pairs the selected tests
+    name, in the background; ``outcomes(mode, attack)`` waits for one.
+    Attacks on exercises that have no checks are never run."""
+    catalogue = Catalogue(selected_pairs(request.session.items), str(tmp_path_factory.mktemp("attacks")))
 
     def get(mode: str, attack: str) -> Outcome:
-        if attack not in runnable:
+        if not has_checks(exercise_of(attack)):
             pytest.skip(f"{exercise_of(attack)} has no checks yet, so the attack is never run")
         reason = _skip_reason(mode, attack)
         if reason == NO_SANDBOX and os.environ.get("ATTENTION_CI"):
             pytest.fail("CI must run the catalogue in the sandbox: " + NO_SANDBOX)
         if reason:
             pytest.skip(reason)
-        if (mode, attack) not in futures:
-            futures[mode, attack] = pool.submit(run_attack, mode, attack, root, listener.port, starter)
-        return futures[mode, attack].result()
+        return catalogue.outcome(mode, attack)
 
-    get.futures, get.children_before, get.listener = futures, children_before, listener
+    get.catalogue, get.listener = catalogue, catalogue.listener
     yield get
-    pool.shutdown(wait=True, cancel_futures=True)
-    listener.close()
-    starter.close()
+    catalogue.close()
 
 
 @pytest.mark.parametrize(("mode", "attack"), mode_params(ATTACKS))
@@ -1001,14 +1022,13 @@ def test_links_to_the_teachers_files_are_refused(tmp_path):
 
 
 def test_no_process_outlives_the_gradings(outcomes):
-    """Once every grading is over, this process (a subreaper) has no child
-    left that it did not have before: no orphan of any grader survived, tagged
-    or not."""
-    for future in outcomes.futures.values():
+    """Once every grading is over, the starter's server (the graders'
+    parent, and a subreaper) has no child left: no orphan of any grader
+    survived, tagged or not."""
+    for future in outcomes.catalogue.futures.values():
         future.exception()  # wait; failures are reported by test_attack
     time.sleep(0.5)
-    me = os.getpid()
-    left = children_of(me) - outcomes.children_before
+    left = children_of(outcomes.catalogue.starter.pid)
     alive = [pid for pid in left if _state(str(pid)) not in ("Z", "X", "?")]
     kill_and_reap(left)
     assert not alive, [(pid, _read(f"/proc/{pid}/cmdline")) for pid in alive]
