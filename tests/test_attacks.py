@@ -49,9 +49,10 @@ The gradings run in the background, one per processor and one more (some
 wait out a time limit); each test waits for its own. A grader is forked
 from a warm interpreter that has imported torch (``tests/warm_start.py``:
 the same ``python -m grader`` command line, arguments, folder, environment
-and session, without two seconds of torch's import each time), except for
-the attacks that look for the grader by its command line, which it would
-not show. ``-k ATTACK`` grades only that attack. Their time
+and session, without two seconds of torch's import each time); an attack
+that looks for the grader by its command line, which a fork would not show,
+gets a new interpreter from the same server. ``-k ATTACK`` grades only that
+attack. Their time
 limits are the real ones shortened by ``TIME_SCALE`` (below).
 """
 import base64
@@ -67,8 +68,6 @@ import shutil
 import signal
 import socket
 import stat
-import subprocess
-import sys
 import threading
 import time
 import zlib
