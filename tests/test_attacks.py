@@ -80,7 +80,7 @@ from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
 from warm_start import WarmStarter
 from grader.child import cgroup, child_user
 from grader.child import limits as limits_mod
-from grader.child.limits import Limits
+from grader.child.limits import Limits, children_of
 from grader.engine import sandbox as sandbox_mod
 from grader.engine import submission as submission_mod
 from grader.engine.redact import MARK
@@ -436,16 +436,6 @@ def tagged_processes(tag: str) -> list[int]:
             if _state(pid) not in ("Z", "X", "?"):
                 found.append(int(pid))
     return found
-
-
-def children_of(pid: int) -> set[int]:
-    kids = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            stat_line = _read(f"/proc/{name}/stat").decode(errors="replace")
-            if ")" in stat_line and stat_line.rsplit(")", 1)[1].split()[1] == str(pid):
-                kids.add(int(name))
-    return kids
 
 
 def kill_and_reap(pids) -> None:

@@ -108,7 +108,7 @@ def _own_grader(checks: str) -> Grader:
 
 
 def _nothing_left(g: Grader) -> None:
-    assert limits._children_of(g.zygote.pid) == []
+    assert limits.children_of(g.zygote.pid) == []
     assert os.listdir(g.exchange) == []
 
 

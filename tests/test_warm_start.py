@@ -9,6 +9,7 @@ import time
 import pytest
 
 from warm_start import WarmStarter
+from grader.child.limits import children_of
 
 # Prints what a program can tell about how it was started.
 PROBE = """
@@ -93,22 +94,10 @@ def test_a_new_interpreter_shows_its_command_line(starter, probe_dir):
 def test_what_a_program_leaves_behind_is_the_servers(starter, tmp_path):
     (tmp_path / "leaver.py").write_text("import os, time\nif os.fork() == 0:\n    os.setsid()\n    os.closerange(0, 3)  # lets go of the streams, as a daemon does\n    time.sleep(60)\n")
     starter.run([], module="leaver", cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=60)
-    orphans = _children(starter.pid)
+    orphans = children_of(starter.pid)
     assert len(orphans) == 1
     os.kill(orphans[0], 9)
     deadline = time.monotonic() + 10
-    while _children(starter.pid) and time.monotonic() < deadline:  # reaped by the server, no zombie left
+    while children_of(starter.pid) and time.monotonic() < deadline:  # reaped by the server, no zombie left
         time.sleep(0.05)
-    assert not _children(starter.pid)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[1] == str(pid):
-                    found.append(int(name))
-        except (OSError, IndexError):
-            pass
-    return found
+    assert not children_of(starter.pid)

@@ -131,7 +131,7 @@ def become_subreaper() -> bool:
         return False
 
 
-def _children_of(pid: int) -> list[int]:
+def children_of(pid: int) -> list[int]:
     """The children of ``pid``: from /proc/PID/task/*/children where the
     kernel keeps that list (a few reads), else by reading every process's
     parent (a scan of all of /proc, some milliseconds on a busy machine)."""
@@ -201,7 +201,7 @@ def kill_children(keep: frozenset = frozenset(), rounds: int = 200) -> None:
     me = os.getpid()
     found = False
     for _ in range(rounds):
-        victims = [pid for pid in _children_of(me) if pid not in keep]
+        victims = [pid for pid in children_of(me) if pid not in keep]
         if not victims and found:
             # The kernel's list of children can miss one forked while it was
             # read: before calling it done, look the slow, sure way.
@@ -237,7 +237,7 @@ def kill_strays(keep: frozenset = frozenset(), rounds: int = 200) -> None:
     me, ours = os.getpid(), os.getsid(0)
     for _ in range(rounds):
         victims = []
-        for pid in _children_of(me):
+        for pid in children_of(me):
             try:
                 if pid not in keep and os.getsid(pid) != ours:
                     victims.append(pid)
