@@ -36,6 +36,11 @@ class Exercise:
         return f"{self.id}.py"
 
     @property
+    def notebook(self) -> str:
+        """The exercise as a Jupyter notebook: graded like the .py (grader/ipynb.py)."""
+        return f"{self.id}.ipynb"
+
+    @property
     def points(self) -> int:
         return self.public + self.hidden
 

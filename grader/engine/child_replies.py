@@ -25,10 +25,12 @@ def _error_info(info: dict) -> tuple[str, str, list]:
     return kind, message, lines
 
 
-def describe_error(error, display_name: str) -> Fault:
-    """The fault for an error the child reports (anything but a dict reads as an empty one)."""
+def describe_error(error, file) -> Fault:
+    """The fault for an error the child reports (anything but a dict reads
+    as an empty one); ``file`` (a ``submission.ExerciseFile``) names its
+    lines as the student finds them (in a notebook: by cell)."""
     kind, message, lines = _error_info(error if isinstance(error, dict) else {})
-    where = "\n".join(f"  {display_name}, line {n}: {line.strip()}" for n, line in lines)
+    where = "\n".join(f"  {file.where(n).en}: {line.strip()}" for n, line in lines)
     if message.startswith("backward(): "):
         return Fault(
             t(
@@ -41,8 +43,9 @@ def describe_error(error, display_name: str) -> Fault:
         return Fault(NOT_IMPLEMENTED, where, not_implemented=True)
     if kind in ("SyntaxError", "IndentationError", "TabError"):
         n, line = (lines or [(0, "")])[0]
+        place = file.where(n)
         return Fault(
-            t(f"语法错误：{display_name} 第 {n} 行", f"syntax error in {display_name}, line {n}"),
+            t(f"语法错误：{place.zh}", f"syntax error in {place.en}"),
             f"  {line.strip()}\n  {kind}: {message}",
         )
     return Fault(

@@ -46,6 +46,7 @@ class Grade:
     teacher_points: dict = field(default_factory=dict)
     inputs_seed: int = 0  # what the checks' inputs were drawn with (0: as written in the checks)
     unconfined: list = field(default_factory=list)  # what could not be done to confine the submission's code
+    notes: dict = field(default_factory=dict)  # exercise id -> how its file was read (text.Text each): a notebook's cells, which file of two
 
     def exercise_points(self, exercise: str) -> tuple[float, float]:
         rs = [r for r in self.results if r.exercise == exercise]
@@ -490,6 +491,7 @@ class _Round:
         for r in grade.results:
             r.feedback = grader.redactor.clean(r.feedback, own)
         grade.outputs = {ex: grader.redactor.clean(text, own) for ex, text in grade.outputs.items()}
+        grade.notes = {ex: sub.files[ex].notes for ex in self.order if sub.files[ex].notes}
         hidden_here = os.path.isdir(os.path.join(grader.checks_dir, "hidden"))
         grade.teacher_points = grader._teacher_points(self.only) if (self.public_only or not hidden_here) else {}
         grade.seconds = time.monotonic() - self.start

@@ -122,6 +122,9 @@ def terminal(grade, title: str = "") -> str:
         out.append(f"(+n)：隐藏检查的分数，共 {_num(hidden)} 分，由老师评分")
         out.append(f"(+n): points of hidden checks, {_num(hidden)} in all: graded by your teacher")
     out.append("")
+    notes = notes_text(grade)
+    if notes:
+        out += [notes, ""]
     for ex, rs in _exercise_rows(grade):
         failed = [r for r in rs if not r.passed]
         if not failed:
@@ -153,6 +156,17 @@ def terminal(grade, title: str = "") -> str:
     return "\n".join(w for line in text.splitlines() for w in wrap(line)) + "\n"
 
 
+def notes_text(grade) -> str:
+    """How the files were read, where the student should know it (which of
+    a .py and a notebook was graded, a notebook's answer cells, IPython lines
+    made comments): "" when there is nothing to say."""
+    lines = []
+    for ex, notes in getattr(grade, "notes", {}).items():
+        for note in notes:
+            lines += [f"注意 / note ({ex}):", _indent(str(note))]
+    return "\n".join(lines)
+
+
 def _indent(s: str, by: str = "    ") -> str:
     return "\n".join(by + line for line in s.splitlines())
 
@@ -164,6 +178,9 @@ def markdown(grade) -> str:
     for ex, rs in _exercise_rows(grade):
         got, most = sum(r.points for r in rs), sum(r.max_points for r in rs)
         lines.append(f"| {ex} {BY_ID[ex].zh} / {BY_ID[ex].en} | {_num(got)} / {_num(most)} | {sum(r.passed for r in rs)} / {len(rs)} |")
+    notes = notes_text(grade)
+    if notes:
+        lines += ["", *fenced(notes)]
     for ex, rs in _exercise_rows(grade):
         failed = [r for r in rs if not r.passed]
         if failed:
@@ -232,8 +249,11 @@ def results_json(grade) -> dict:
         **_teacher_only(grade.inputs_seed, grade.unconfined, grade.results),
         "tests": tests,
     }
+    said = [notes_text(grade)]
     if grade.errors:
-        out.update(summary("评分程序出错，部分检查没有运行 / grader error: some checks did not run\n" + "\n".join(grade.errors)[:4000]))
+        said.append("评分程序出错，部分检查没有运行 / grader error: some checks did not run\n" + "\n".join(grade.errors)[:4000])
+    if any(said):
+        out.update(summary("\n\n".join(s for s in said if s)))
     return out
 
 

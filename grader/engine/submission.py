@@ -5,6 +5,13 @@ O_NOFOLLOW, and decoded as Python decodes it (UTF-8, or what its coding line
 says); what is wrong with a file (missing, a symlink, a hard link to one of
 the grader's own files, too big, not readable as Python reads it) becomes
 that exercise's problem only.
+
+An exercise may be handed in as a Jupyter notebook, ``<id>.ipynb``: its
+answer cells' code is graded as the file (``grader/ipynb.py``), and messages
+name its lines by cell. When both ``<id>.py`` and ``<id>.ipynb`` are there,
+the ``.py`` is graded unless it is still the course's untouched stub (a
+student who works in Jupyter keeps the stubs they were given); a note says
+which one was graded.
 """
 import io
 import os
@@ -13,10 +20,13 @@ import tempfile
 import tokenize
 from dataclasses import dataclass, field
 
+from grader import ipynb
 from grader.exercises import EXERCISES
+from grader.files import EXERCISES_DIR
 from grader.text import Text, visible
 
-MAX_FILE_BYTES = 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024  # a .py file, or the code of a notebook's cells
+MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024  # a notebook keeps its outputs (figures, as base64)
 
 
 @dataclass
@@ -25,6 +35,14 @@ class ExerciseFile:
     display_name: str  # the path as the student knows it, for messages
     source: bytes | None = None
     problem: Text | None = None  # why this file cannot be run, if it cannot
+    notes: list[Text] = field(default_factory=list)  # what the student should know about how it was read
+    notebook: ipynb.Code | None = None  # a notebook's cells, where its code came from
+
+    def where(self, n: int) -> Text:
+        """Line ``n`` of the graded code, as the student finds it in their file."""
+        if self.notebook is not None:
+            return self.notebook.where(n)
+        return Text(f"{self.display_name} 第 {n} 行", f"{self.display_name}, line {n}")
 
 
 @dataclass
@@ -75,38 +93,71 @@ def teacher_files(folders) -> dict:
 
 
 def _read(path: str, display: str, exercise_id: str, teacher: dict | None = None) -> ExerciseFile:
+    """A ``.py`` file, decoded as Python decodes it."""
+    f, data = _open(path, display, exercise_id, teacher, MAX_FILE_BYTES)
+    if data is not None:
+        _decode(f, data)
+    return f
+
+
+def _read_notebook(path: str, display: str, exercise_id: str, teacher: dict | None = None) -> ExerciseFile:
+    """A notebook, as the code of its answer cells."""
+    f, data = _open(path, display, exercise_id, teacher, MAX_NOTEBOOK_BYTES)
+    if data is None:
+        return f
+    try:
+        f.notebook = ipynb.read(data, display, exercise_id)
+    except ipynb.NotebookError as exc:
+        f.problem = exc.text
+        return f
+    code = f.notebook.source.encode("utf-8")
+    if len(code) > MAX_FILE_BYTES:
+        f.problem = Text(
+            f"{display} 的代码太多（{len(code)} 字节，上限 {MAX_FILE_BYTES}）",
+            f"{display} holds too much code ({len(code)} bytes, the limit is {MAX_FILE_BYTES})",
+        )
+        return f
+    f.source, f.notes = code, list(f.notebook.notes)
+    return f
+
+
+def _open(path: str, display: str, exercise_id: str, teacher: dict | None, limit: int) -> tuple[ExerciseFile, bytes | None]:
+    """The file's bytes, or None and the file's problem."""
     f = ExerciseFile(exercise_id, display)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         f.problem = Text(f"找不到文件 {display}", f"file not found: {display}")
-        return f
+        return f, None
     except OSError as exc:
         f.problem = Text(f"无法读取 {display}：{exc.strerror}", f"cannot read {display}: {exc.strerror}")
-        return f
+        return f, None
     if stat.S_ISLNK(info.st_mode):
         f.problem = Text(
             f"{display} 是符号链接，不予评分：请提交真正的文件",
             f"{display} is a symbolic link and is not graded: submit the file itself",
         )
-        return f
+        return f, None
     if not stat.S_ISREG(info.st_mode):
         f.problem = Text(f"{display} 不是普通文件", f"{display} is not a regular file")
-        return f
-    if info.st_size > MAX_FILE_BYTES:
+        return f, None
+    if info.st_size > limit:
         f.problem = Text(
-            f"{display} 太大（{info.st_size} 字节，上限 {MAX_FILE_BYTES}）",
-            f"{display} is too large ({info.st_size} bytes, the limit is {MAX_FILE_BYTES})",
+            f"{display} 太大（{info.st_size} 字节，上限 {limit}）",
+            f"{display} is too large ({info.st_size} bytes, the limit is {limit})",
         )
-        return f
+        return f, None
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as fh:
             opened = os.fstat(fh.fileno())
-            data = fh.read(MAX_FILE_BYTES + 1)
+            data = fh.read(limit + 1)
     except OSError as exc:
         f.problem = Text(f"无法读取 {display}：{exc.strerror}", f"cannot read {display}: {exc.strerror}")
-        return f
+        return f, None
+    if len(data) > limit:  # it grew after the lstat above
+        f.problem = Text(f"{display} 太大（上限 {limit} 字节）", f"{display} is too large (the limit is {limit} bytes)")
+        return f, None
     # A hard link to the reference solution reads as the reference itself:
     # it must not earn its points (found by
     # tests/attacks/ex0_weighted_sum__hardlink.py). Checked on the file that
@@ -117,7 +168,12 @@ def _read(path: str, display: str, exercise_id: str, teacher: dict | None = None
             f"{display} 是评分程序自己的文件（参考答案或检查）换了个名字（硬链接），不予评分：请提交你自己写的文件",
             f"{display} is one of the grader's own files (a solution or a check) under another name (a hard link) and is not graded: submit a file you wrote",
         )
-        return f
+        return f, None
+    return f, data
+
+
+def _decode(f: ExerciseFile, data: bytes) -> None:
+    display = f.display_name
     try:
         text = python_source(data)
     except UnicodeDecodeError as exc:
@@ -131,17 +187,16 @@ def _read(path: str, display: str, exercise_id: str, teacher: dict | None = None
                 f"{display} 声明的编码是 {exc.encoding}，但第 {exc.start} 个字节不是 {exc.encoding}：请用 UTF-8 保存",
                 f"{display} declares the coding {exc.encoding}, but the byte at offset {exc.start} is not {exc.encoding}: save it as UTF-8",
             )
-        return f
+        return
     except SyntaxError as exc:  # a coding line Python does not know
         f.problem = Text(
             f"{display} 的编码声明 Python 读不了（{exc.msg}）：请用 UTF-8 保存，并删掉 coding 那一行",
             f"Python cannot read {display}'s coding line ({exc.msg}): save it as UTF-8 and remove the coding line",
         )
-        return f
+        return
     # From here on the file is UTF-8 text: its coding line, if any, is
     # ignored by compile() for text, and the report and the redaction read it.
     f.source = text.encode("utf-8")
-    return f
 
 
 def python_source(data: bytes) -> str:
@@ -167,7 +222,51 @@ def load(root: str, display_root: str | None = None, teacher: dict | None = None
     display_root = visible(root if display_root is None else display_root, name=True)
     sub = Submission(root)
     for ex in EXERCISES:
-        sub.files[ex.id] = _read(
-            os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id, teacher
-        )
+        py = _read(os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id, teacher)
+        notebook_path = os.path.join(root, ex.notebook)
+        if not os.path.lexists(notebook_path):
+            sub.files[ex.id] = py
+            continue
+        notebook = _read_notebook(notebook_path, os.path.join(display_root, ex.notebook), ex.id, teacher)
+        sub.files[ex.id] = _one_of(py, notebook, os.path.lexists(os.path.join(root, ex.filename)))
     return sub
+
+
+def _one_of(py: ExerciseFile, notebook: ExerciseFile, py_exists: bool) -> ExerciseFile:
+    """The file graded when a notebook is there: the notebook, unless a
+    ``.py`` is there too that is not the untouched stub."""
+    if not py_exists:
+        return notebook
+    py_name, nb_name = os.path.basename(py.display_name), os.path.basename(notebook.display_name)
+    if py.source is not None and _is_stub(py.exercise_id, py.source):
+        notebook.notes.insert(
+            0,
+            Text(
+                f"{py_name} 和 {nb_name} 都在：评的是 {nb_name}，因为 {py_name} 还是没动过的题目",
+                f"both {py_name} and {nb_name} are here: {nb_name} was graded, as {py_name} is still the untouched stub",
+            ),
+        )
+        return notebook
+    py.notes.insert(
+        0,
+        Text(
+            f"{py_name} 和 {nb_name} 都在：评的是 {py_name}，{nb_name} 没有评（两个都在时评 .py，除非它还是没动过的题目）",
+            f"both {py_name} and {nb_name} are here: {py_name} was graded, not {nb_name} (when both are there, the .py is graded unless it is the untouched stub)",
+        ),
+    )
+    return py
+
+
+def _is_stub(exercise_id: str, source: bytes) -> bool:
+    """Whether ``source`` is the course's stub for the exercise, as released
+    (line ends and trailing spaces aside)."""
+    try:
+        with open(os.path.join(EXERCISES_DIR, exercise_id + ".py"), "rb") as f:
+            stub = f.read()
+    except OSError:
+        return False
+    return _normalised(stub) == _normalised(source)
+
+
+def _normalised(data: bytes) -> list[bytes]:
+    return [line.rstrip() for line in data.replace(b"\r\n", b"\n").strip().split(b"\n")]

@@ -194,7 +194,7 @@ class SubmissionEndpoint(Endpoint):
         if not isinstance(ready, dict) or ready.get("ready") is not True:
             error = ready.get("error") if isinstance(ready, dict) else None
             self._stop()
-            fault = describe_error(error, self.file.display_name)
+            fault = describe_error(error, self.file)
             if not fault.not_implemented:
                 fault.message = t("导入文件失败：" + fault.message.zh, "importing the file failed: " + fault.message.en)
             raise self._fail(fault)
@@ -260,5 +260,5 @@ class SubmissionEndpoint(Endpoint):
                 raise SubmissionFault(Fault(t("返回的结果无法安全读取", "the result could not be read safely"), str(exc))) from None
         self.answered = True
         if "error" in response:
-            raise SubmissionFault(describe_error(response["error"], self.file.display_name))
+            raise SubmissionFault(describe_error(response["error"], self.file))
         return validated(response)

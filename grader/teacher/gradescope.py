@@ -201,7 +201,7 @@ def find_submission(submission: str) -> tuple[str | None, int]:
         rel = os.path.relpath(dirpath, submission)
         depth = 0 if rel == "." else rel.count(os.sep) + 1
         dirnames[:] = sorted(d for d in dirnames if depth < MAX_DEPTH and not d.startswith((".", "__")))
-        count = sum(e.filename in filenames for e in EXERCISES)
+        count = sum(e.filename in filenames or e.notebook in filenames for e in EXERCISES)
         key = (count, -depth, os.path.basename(dirpath) == "exercises")
         if count and key > best_key:
             best, best_key = dirpath, key
@@ -225,7 +225,7 @@ def _no_files(submission: str) -> dict:
     return ungradable_results(
         "没有找到练习文件：请上传 exercises/ 里你写好的文件（或整个 exercises 文件夹）。",
         "No exercise files found: upload the files you wrote in exercises/ (or the whole exercises folder).",
-        f"应有 / expected: {', '.join(e.filename for e in EXERCISES)}",
+        f"应有 / expected: {', '.join(e.filename for e in EXERCISES)} (或 / or .ipynb)",
         f"收到 / received: {_received(submission)}",
     )
 
@@ -267,7 +267,11 @@ def autograde(root: str) -> int:
         data = report.results_json(grade)
         where = f"{display}/" if display else "（提交的最上层 / the top of the submission）"
         lines = [f"评分的文件夹 / graded folder: {where}  ({count}/{len(EXERCISES)} 个练习文件 / exercise files)"]
-        missing = [e.filename for e in EXERCISES if not os.path.lexists(os.path.join(folder, e.filename))]
+        missing = [
+            e.filename
+            for e in EXERCISES
+            if not any(os.path.lexists(os.path.join(folder, name)) for name in (e.filename, e.notebook))
+        ]
         if missing:
             lines.append(f"缺少 / missing: {', '.join(missing)}")
         if grade.errors:

@@ -27,11 +27,13 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from grader.engine.submission import MAX_FILE_BYTES
+from grader.engine.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES
 from grader.exercises import EXERCISES, IDS
 from grader.text import visible
 
-FILENAMES = {e.filename: e.id for e in EXERCISES}
+# An exercise is handed in as <id>.py or as a notebook, <id>.ipynb (or both:
+# the grader says which it graded, engine/submission.py).
+FILENAMES = {**{e.filename: e.id for e in EXERCISES}, **{e.notebook: e.id for e in EXERCISES}}
 MAX_ZIP_BYTES = 64 * 1024**2  # the zip file itself
 MAX_ZIP_MEMBERS = 1000
 MAX_ZIP_UNPACKED = 64 * 1024**2  # the sum of the sizes the zip declares
@@ -113,17 +115,27 @@ def _list(names: list[str], most: int = 3) -> str:
 
 
 def digest(sources: dict[str, bytes | str]) -> str:
-    """One hash for what is graded: each exercise's bytes, or why there are
-    none ("missing", "symlink", "too large"...)."""
+    """One hash for what is graded: each exercise file's bytes, or why there
+    are none ("missing", "symlink", "too large"...); ``sources`` is keyed by
+    file name. A notebook counts only where there is one, so a submission
+    of .py files keeps the hash it had before notebooks were graded."""
     h = hashlib.sha256()
-    for ex in IDS:
-        value = sources.get(ex, "missing")
-        h.update(ex.encode() + b"\0")
-        if isinstance(value, bytes):
-            h.update(b"file\0" + len(value).to_bytes(8, "big") + value)
-        else:
-            h.update(b"none\0" + value.encode() + b"\0")
+    for ex in EXERCISES:
+        for filename, key in ((ex.filename, ex.id), (ex.notebook, ex.notebook)):
+            value = sources.get(filename, "missing")
+            if key == ex.notebook and value == "missing":
+                continue
+            h.update(key.encode() + b"\0")
+            if isinstance(value, bytes):
+                h.update(b"file\0" + len(value).to_bytes(8, "big") + value)
+            else:
+                h.update(b"none\0" + value.encode() + b"\0")
     return h.hexdigest()
+
+
+def _limit(filename: str) -> int:
+    """The largest exercise file of this name that is read: a notebook keeps its outputs."""
+    return MAX_NOTEBOOK_BYTES if filename.endswith(".ipynb") else MAX_FILE_BYTES
 
 
 def _rank(relpath: str, count: int, assignment: str | None):
@@ -151,6 +163,7 @@ def _read_regular(path: str, notes: list) -> bytes | str:
     """The file's bytes, read without following a symbolic link; or a word
     for why not (the grader reports the same file in its own words)."""
     display = printable(os.path.basename(path))
+    limit = _limit(path)
     try:
         info = os.lstat(path)
     except OSError:
@@ -161,18 +174,18 @@ def _read_regular(path: str, notes: list) -> bytes | str:
     if not stat.S_ISREG(info.st_mode):
         notes.append(_note(f"{display} 不是普通文件，未评分", f"{display} is not a regular file: not graded"))
         return "not a file"
-    if info.st_size > MAX_FILE_BYTES:
-        notes.append(_note(f"{display} 超过 1 MB，未评分", f"{display} is over 1 MB: not graded"))
+    if info.st_size > limit:
+        notes.append(_note(f"{display} 超过 {limit >> 20} MB，未评分", f"{display} is over {limit >> 20} MB: not graded"))
         return f"too large {info.st_size}"
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+            data = f.read(limit + 1)
     except OSError as exc:
         notes.append(_note(f"无法读取 {display}", f"cannot read {display}: {exc.strerror}"))
         return "unreadable"
-    if len(data) > MAX_FILE_BYTES:
-        notes.append(_note(f"{display} 超过 1 MB，未评分", f"{display} is over 1 MB: not graded"))
+    if len(data) > limit:
+        notes.append(_note(f"{display} 超过 {limit >> 20} MB，未评分", f"{display} is over {limit >> 20} MB: not graded"))
         return "too large"
     return data
 
@@ -228,8 +241,8 @@ def _from_folder(root: str, student_id: str, name: str, assignment: str | None) 
     rel = _choose(with_files, assignment, notes)
     folder = os.path.join(root, rel) if rel else root
     sources = {}
-    for ex in EXERCISES:
-        sources[ex.id] = _read_regular(os.path.join(folder, ex.filename), notes)
+    for filename in FILENAMES:
+        sources[filename] = _read_regular(os.path.join(folder, filename), notes)
     _note_ignored(junk, notes)
     display = printable(name) + (("/" + printable(rel)) if rel else "")
     return Entry(student_id, folder, "; ".join(notes), display, digest(sources))
@@ -371,7 +384,7 @@ def _extract(zf: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], work_dir: s
     target = tempfile.mkdtemp(prefix="zip-", dir=work_dir)
     sources: dict[str, bytes | str] = {}
     for filename, m in sorted(files.items()):
-        sources[FILENAMES[filename]] = _unpack(zf, m, os.path.join(target, filename), notes)
+        sources[filename] = _unpack(zf, m, os.path.join(target, filename), notes)
     return target, sources
 
 
@@ -379,8 +392,9 @@ def _unpack(zf: zipfile.ZipFile, member: zipfile.ZipInfo, dest: str, notes: list
     """Unpack one member to ``dest`` (a new file), stopping as soon as it is
     larger than an exercise file may be, whatever the header says."""
     shown = printable(member.filename)
-    if member.file_size > MAX_FILE_BYTES:
-        notes.append(_note(f"{shown} 超过 1 MB，未评分", f"{shown} is over 1 MB: not graded"))
+    limit = _limit(dest)
+    if member.file_size > limit:
+        notes.append(_note(f"{shown} 超过 {limit >> 20} MB，未评分", f"{shown} is over {limit >> 20} MB: not graded"))
         return "too large"
     chunks, size = [], 0
     try:
@@ -390,8 +404,8 @@ def _unpack(zf: zipfile.ZipFile, member: zipfile.ZipInfo, dest: str, notes: list
                 if not chunk:
                     break
                 size += len(chunk)
-                if size > MAX_FILE_BYTES:
-                    notes.append(_note(f"{shown} 解压后超过 1 MB，未评分", f"{shown} unpacks to over 1 MB: not graded"))
+                if size > limit:
+                    notes.append(_note(f"{shown} 解压后超过 {limit >> 20} MB，未评分", f"{shown} unpacks to over {limit >> 20} MB: not graded"))
                     return "too large"
                 chunks.append(chunk)
     except Exception:  # noqa: BLE001 - encrypted, bad CRC, unknown compression...

@@ -277,14 +277,21 @@ def read_codes(entries) -> tuple[dict, list]:
     """The exercise files of each entry (``intake.Entry``) that has a folder:
     {id: {exercise: source}}, and the entries left out, as {"id", "note"}.
     Files are read as intake reads them (no symbolic link, at most 1 MB); a
-    file that is missing or unreadable is left out of that student's code."""
+    file that is missing or unreadable is left out of that student's code.
+    Where the grader graded a notebook, its code is the answer cells' code
+    it graded (``submission.load`` chooses, as the grader does)."""
     codes, left_out = {}, []
     for e in entries:
         if e.folder is None:
             left_out.append({"id": e.student_id, "note": e.note})
             continue
         files = {}
+        graded = submission.load(e.folder).files
         for ex in IDS:
+            if graded[ex].notebook is not None:
+                if graded[ex].source is not None:
+                    files[ex] = graded[ex].source.decode("utf-8")
+                continue
             data = intake._read_regular(os.path.join(e.folder, ex + ".py"), [])
             if isinstance(data, bytes):
                 try:

@@ -1,0 +1,244 @@
+"""A Jupyter notebook handed in as ``<id>.ipynb``, read as the Python file
+the grader runs.
+
+Which cells: the notebook's *answer cells*, joined in order. The course's
+notebooks mark theirs with ``"exercise": "<id>"`` in the cell's metadata and
+nbgrader marks its with ``"nbgrader": {"solution": true}``; a notebook that
+marks none (one a student started on their own) has all its code cells
+graded. The other cells of a marked notebook (the experiment, the cell that
+calls ``check``) are the student's tools, not the answer.
+
+IPython's own syntax is not Python, and the grader runs no IPython: a line
+magic (``%matplotlib inline``), a shell escape (``!pip install x``, ``x =
+!ls``), a help request (``torch.softmax?``), ``get_ipython()`` and a cell
+magic (``%%bash``) become comments. ``%time`` and ``%timeit`` in front of a
+statement, and the ``%%time``/``%%timeit``/``%%capture`` cell magics, keep
+the code they time: it runs once. Each change is a note the student reads.
+
+Lines are named as the student sees them, "cell 4, line 2" (cells counted
+from the top of the notebook, markdown ones too, from 1): ``Code.where``.
+
+Validation is nbformat's (the Jupyter project's own schema), on the cells
+without their outputs: outputs are never graded, and a broken one must not
+cost the answer its points. nbformat is imported only when a notebook is
+read, so grading ``.py`` files costs nothing more.
+"""
+import io
+import json
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+
+from grader.text import Text, visible
+
+# Cell magics whose body is Python that IPython runs as it is (timed, or with
+# its output captured): the body is kept, the magic line becomes a comment.
+KEEP_BODY = {"time", "timeit", "capture", "prun"}
+# Line magics in front of a statement that IPython runs (timed): the
+# statement is kept.
+KEEP_STATEMENT = {"time", "timeit", "prun"}
+NOTES_SHOWN = 5  # changed lines listed by name; the rest are counted
+
+_ASSIGNED_ESCAPE = re.compile(r"[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]")
+_HELP = re.compile(r"^\??[A-Za-z_][\w.]*\?{1,2}$")
+_GET_IPYTHON = re.compile(r"([A-Za-z_][\w.]*\s*=\s*)?get_ipython\s*\(")
+
+
+class NotebookError(ValueError):
+    """Not a notebook the grader can read: ``text`` says why, in both languages."""
+
+    def __init__(self, text: Text):
+        super().__init__(text.en)
+        self.text = text
+
+
+@dataclass
+class Code:
+    """The joined code, with where each of its lines came from."""
+
+    display_name: str
+    source: str
+    places: list[tuple[int, int]] = field(default_factory=list)  # line n of source -> (cell, line in cell); 0: a line we added
+    notes: list[Text] = field(default_factory=list)
+
+    def where(self, n: int) -> Text:
+        """Line ``n`` (from 1) of the joined code, as the student finds it."""
+        cell, line = self.places[n - 1] if 0 < n <= len(self.places) else (0, 0)
+        if cell == 0:
+            return Text(f"{self.display_name} 第 {n} 行", f"{self.display_name}, line {n}")
+        return Text(f"{self.display_name} 第 {cell} 个单元格第 {line} 行", f"{self.display_name}, cell {cell}, line {line}")
+
+
+def read(data: bytes, display_name: str, exercise_id: str) -> Code:
+    """The notebook ``data`` as code; NotebookError if it is not valid JSON
+    or not a valid notebook of nbformat 4."""
+    notebook = _parse(data, display_name)
+    cells = notebook["cells"]
+    marked = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and _is_answer(c, exercise_id)]
+    chosen = marked or [i for i, c in enumerate(cells) if c["cell_type"] == "code"]
+    code = Code(display_name, "")
+    lines: list[str] = []
+    changed: list[Text] = []
+    for i in chosen:
+        number = i + 1
+        text = cells[i]["source"]
+        text = "".join(text) if isinstance(text, list) else text
+        if lines:
+            lines.append("")
+            code.places.append((0, 0))
+        lines.append(f"# cell {number}")
+        code.places.append((0, 0))
+        for j, line in enumerate(_python_lines(text.splitlines(), number, changed), start=1):
+            lines.append(line)
+            code.places.append((number, j))
+    code.source = "\n".join(lines) + "\n" if lines else ""
+    if changed:
+        shown = "; ".join(c.en for c in changed[:NOTES_SHOWN])
+        shown_zh = "；".join(c.zh for c in changed[:NOTES_SHOWN])
+        more = len(changed) - NOTES_SHOWN
+        code.notes.append(
+            Text(
+                f"{display_name}：IPython 自己的写法不是 Python，这些行改了：{shown_zh}" + (f"；另有 {more} 行" if more > 0 else ""),
+                f"{display_name}: IPython's own syntax is not Python, so these lines were changed: {shown}"
+                + (f"; {more} more" if more > 0 else ""),
+            )
+        )
+    if marked:
+        code.notes.append(
+            Text(
+                f"{display_name}：评分的是标为答案的单元格（第 {_numbers(marked)} 个）",
+                f"{display_name}: graded its answer cells (cell {_numbers(marked)})",
+            )
+        )
+    return code
+
+
+def _numbers(indexes: list[int]) -> str:
+    return ", ".join(str(i + 1) for i in indexes)
+
+
+def _parse(data: bytes, display_name: str) -> dict:
+    try:
+        notebook = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise NotebookError(
+            Text(
+                f"{display_name} 不是有效的 JSON，所以不是 Jupyter 笔记本（{_short(exc)}）：请在 Jupyter 里重新保存",
+                f"{display_name} is not valid JSON, so not a Jupyter notebook ({_short(exc)}): save it again from Jupyter",
+            )
+        ) from None
+    major = notebook.get("nbformat") if isinstance(notebook, dict) else None
+    if major != 4:
+        found = Text(f"nbformat {major}", f"nbformat {major}") if isinstance(major, int) else Text("没有 nbformat 版本号", "no nbformat version")
+        raise NotebookError(
+            Text(
+                f"{display_name} 不是 nbformat 4 的笔记本（{found.zh}）：请用 Jupyter（4.0 以后的版本）重新保存",
+                f"{display_name} is not an nbformat 4 notebook ({found.en}): save it again with Jupyter (any version since 4.0)",
+            )
+        )
+    import nbformat  # only here: grading .py files never pays for its import
+
+    checked = dict(notebook)
+    cells = notebook.get("cells")
+    if isinstance(cells, list):  # outputs are never graded: a broken one costs nothing
+        checked["cells"] = [dict(c, outputs=[]) if isinstance(c, dict) and c.get("cell_type") == "code" else c for c in cells]
+    try:
+        # Extra keys are allowed where the schema does not list them (Colab's
+        # notebooks carry some); a missing cell id is only a warning to nbformat.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nbformat.validate(checked, relax_add_props=True)
+    except (nbformat.ValidationError, TypeError, KeyError, AttributeError, ValueError) as exc:
+        # nbformat tidies a notebook before it validates it, and that can
+        # fail on a malformed one with an error of its own (cells: 3).
+        raise NotebookError(
+            Text(
+                f"{display_name} 不是有效的 nbformat 4 笔记本（{_short(exc)}）：请在 Jupyter 里重新保存",
+                f"{display_name} is not a valid nbformat 4 notebook ({_short(exc)}): save it again from Jupyter",
+            )
+        ) from None
+    return notebook
+
+
+def _short(exc: Exception) -> str:
+    first = str(getattr(exc, "message", None) or exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return visible(first[:160], name=True)
+
+
+def _is_answer(cell: dict, exercise_id: str) -> bool:
+    metadata = cell.get("metadata") or {}
+    nbgrader = metadata.get("nbgrader") if isinstance(metadata.get("nbgrader"), dict) else {}
+    return metadata.get("exercise") == exercise_id or nbgrader.get("solution") is True
+
+
+def _python_lines(lines: list[str], cell: int, changed: list[Text]) -> list[str]:
+    """The cell's lines, IPython's own syntax made Python (noted in ``changed``)."""
+    first = next((k for k, line in enumerate(lines) if line.strip()), None)
+    out = list(lines)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        magic = lines[first].strip()[2:].split(maxsplit=1)
+        out[first] = _comment(lines[first])
+        if not (magic and magic[0] in KEEP_BODY):  # %%bash, %%html...: not Python at all
+            out = [_comment(line) if line.strip() and k != first else line for k, line in enumerate(out)]
+            changed.append(_changed(cell, first + 1, lines[first], Text("整个单元格成了注释", "the whole cell became comments")))
+            return out
+        changed.append(_changed(cell, first + 1, lines[first], Text("成了注释，单元格照常运行一次", "became a comment; the cell runs once")))
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        if out[k] != line or not stripped or stripped.startswith("#") or not _ipython_syntax(stripped):
+            continue
+        if not _starts_a_statement(out[:k]):
+            continue  # inside a string or a bracket: Python's, left as it is
+        out[k] = _converted(line)
+        kept = out[k].strip().split("  # ", 1)[0]
+        if kept == "pass":
+            changed.append(_changed(cell, k + 1, line, Text("成了注释", "became a comment")))
+        else:
+            changed.append(_changed(cell, k + 1, line, Text(f"照常运行一次：{kept}", f"runs once as {kept}")))
+    return out
+
+
+def _ipython_syntax(stripped: str) -> bool:
+    return (
+        stripped[0] in "%!"
+        or bool(_ASSIGNED_ESCAPE.match(stripped))
+        or bool(_HELP.match(stripped))
+        or bool(_GET_IPYTHON.match(stripped))
+    )
+
+
+def _starts_a_statement(before: list[str]) -> bool:
+    """Whether a line after ``before`` begins a statement (it is not inside
+    a string, a bracket or a line continued by a backslash)."""
+    if before and before[-1].rstrip().endswith("\\"):
+        return False
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("\n".join(before) + "\n").readline):
+            pass
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return True
+
+
+def _converted(line: str) -> str:
+    """``%time x = f()`` keeps ``x = f()``; other IPython syntax becomes a
+    comment, as ``pass`` so that a block it was alone in stays a block."""
+    indent = line[: len(line) - len(line.lstrip())]
+    stripped = line.strip()
+    if stripped.startswith("%") and not stripped.startswith("%%"):
+        name, _, rest = stripped[1:].partition(" ")
+        if name in KEEP_STATEMENT and rest.strip() and not rest.strip().startswith("-"):
+            return f"{indent}{rest.strip()}  # {stripped}"
+    return f"{indent}pass  # {stripped}"
+
+
+def _comment(line: str) -> str:
+    indent = line[: len(line) - len(line.lstrip())]
+    return f"{indent}# {line.strip()}"
+
+
+def _changed(cell: int, line: int, text: str, became: Text) -> Text:
+    quoted = visible(text.strip(), name=True)
+    quoted = quoted if len(quoted) <= 60 else quoted[:57] + "..."
+    return Text(f"第 {cell} 个单元格第 {line} 行 {quoted} {became.zh}", f"cell {cell}, line {line}: {quoted} {became.en}")

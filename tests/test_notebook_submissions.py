@@ -1,0 +1,255 @@
+"""Exercises handed in as Jupyter notebooks (``<id>.ipynb``): graded as the
+code of their answer cells, by the same grader and the same sandboxed
+child as a ``.py`` (grader/ipynb.py, grader/engine/submission.py).
+
+The notebooks here are written by nbformat itself (``nbformat.v4``), shaped
+exactly as Jupyter saves them.
+"""
+import ast
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import SOLUTIONS, as_results, failed_checks, make_submission, points_by_exercise
+from catalogue_marks import WRONG, exercise_of, marks
+from grader import ipynb
+from grader.exercises import BY_ID, IDS
+from grader.files import EXERCISES_DIR
+
+pytestmark = pytest.mark.slow
+
+
+def cells_of(source: str) -> list[str]:
+    """``source`` cut into cells as a student would: one per top-level
+    definition, the imports and constants before them in a cell of their own."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    starts = sorted({0} | {n.lineno - 1 - len(getattr(n, "decorator_list", [])) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))})
+    return ["\n".join(lines[a:b]).strip("\n") for a, b in zip(starts, starts[1:] + [len(lines)]) if "\n".join(lines[a:b]).strip()]
+
+
+def notebook(*cells, answer_of: str | None = None, magics: bool = True) -> str:
+    """A notebook of code ``cells`` after a markdown title (and a line magic
+    cell when ``magics``); ``answer_of``: mark the cells as that exercise's
+    answer cells, as the course's notebooks do."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_markdown_cell("# 练习 / Exercise"))
+    if magics:
+        nb.cells.append(nbformat.v4.new_code_cell("%matplotlib inline\n!pip --version\nimport torch"))
+    for text in cells:
+        cell = nbformat.v4.new_code_cell(text)
+        if answer_of:
+            cell.metadata["exercise"] = answer_of
+        nb.cells.append(cell)
+    nbformat.validate(nb)
+    return nbformat.writes(nb)
+
+
+def notebook_submission(folder, replace: dict | None = None) -> str:
+    """The solutions (or ``replace``'s sources) as notebooks, one per
+    exercise, each cut into cells; no .py files."""
+    folder = str(folder)
+    os.makedirs(folder, exist_ok=True)
+    for ex in IDS:
+        source = (replace or {}).get(ex) or Path(SOLUTIONS, ex + ".py").read_text(encoding="utf-8")
+        Path(folder, ex + ".ipynb").write_text(notebook(*cells_of(source)), encoding="utf-8")
+    return folder
+
+
+def read(text, exercise="ex0_weighted_sum"):
+    return ipynb.read(text.encode() if isinstance(text, str) else text, f"{exercise}.ipynb", exercise)
+
+
+# --- reading a notebook ------------------------------------------------------
+
+
+def test_ipython_lines_become_comments_and_python_stays():
+    code = read(
+        notebook(
+            "s = '''\n%not a magic: inside a string\n'''\nx = (1 +\n     2)\nif True:\n    %time y = x\nfiles = !ls\ntorch.softmax?\nget_ipython().run_line_magic('pwd', '')",
+            "%%bash\necho hi",
+            "%%time\nz = 3",
+            magics=False,
+        )
+    )
+    namespace = {"torch": None}
+    exec(compile(code.source, "nb", "exec"), namespace)
+    assert namespace["s"] == "\n%not a magic: inside a string\n"
+    assert (namespace["y"], namespace["z"]) == (3, 3)  # %time and %%time keep the code they time
+    assert "echo hi" not in [line.strip() for line in code.source.splitlines()]
+    note = str(code.notes[0])
+    for shown in ("cell 2, line 7: %time y = x runs once as y = x", "files = !ls became a comment", "cell 3, line 1: %%bash", "get_ipython()"):
+        assert shown in note
+    assert "%not a magic" not in note
+
+
+def test_lines_are_named_by_cell():
+    code = read(notebook("import torch", "def f():\n    return 1"))
+    lines = code.source.splitlines()
+    n = lines.index("    return 1") + 1
+    assert code.where(n).en == "ex0_weighted_sum.ipynb, cell 4, line 2"
+    assert code.where(n).zh == "ex0_weighted_sum.ipynb 第 4 个单元格第 2 行"
+
+
+def test_marked_answer_cells_are_the_only_code_graded():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("experiment = 1"),
+        nbformat.v4.new_code_cell("def weighted_sum(s, v):\n    return v", metadata={"exercise": "ex0_weighted_sum"}),
+        nbformat.v4.new_code_cell("def helper():\n    pass", metadata={"nbgrader": {"solution": True, "grade": False, "grade_id": "h", "locked": False, "schema_version": 3}}),
+        nbformat.v4.new_code_cell('check("ex0_weighted_sum")'),
+        nbformat.v4.new_code_cell("other = 1", metadata={"exercise": "ex1_averaging"}),
+    ]
+    code = read(nbformat.writes(nb))
+    assert "weighted_sum" in code.source and "helper" in code.source
+    assert "experiment" not in code.source and "check(" not in code.source and "other" not in code.source
+    assert "cell 2, 3" in str(code.notes[-1])
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (b'{"cells": [', "not valid JSON"),
+        (b"\xff\xfe{}", "not valid JSON"),
+        (b"[1, 2]", "no nbformat version"),
+        (json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}).encode(), "(nbformat 3)"),
+        (json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": 3}).encode(), "not a valid nbformat 4 notebook"),
+        (json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "source": 1}]}).encode(), "not a valid nbformat 4 notebook"),
+    ],
+)
+def test_a_broken_notebook_is_refused_with_a_reason(data, says):
+    with pytest.raises(ipynb.NotebookError) as caught:
+        read(data)
+    assert says in caught.value.text.en
+    assert caught.value.text.zh and caught.value.text.zh != caught.value.text.en
+
+
+def test_broken_outputs_cost_nothing():
+    nb = json.loads(notebook("def weighted_sum(s, v):\n    return v"))
+    nb["cells"][-1]["outputs"] = [{"output_type": "no such type"}]
+    assert "def weighted_sum" in read(json.dumps(nb)).source
+
+
+# --- grading -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mistakes() -> dict:
+    """One representative catalogue mistake per exercise (exercise id -> source)."""
+    chosen = {}
+    for path in sorted(WRONG.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "representative" in marks(text):
+            chosen[exercise_of(path)] = text
+    assert set(chosen) == set(IDS)
+    return chosen
+
+
+def test_the_solutions_as_notebooks_score_full_marks(grader, tmp_path, full_marks):
+    grade = grader.grade(notebook_submission(tmp_path / "nb"))
+    assert not grade.errors
+    assert points_by_exercise(as_results(grade)) == full_marks
+    assert set(grade.notes) == set(IDS)  # each: the magics cell's lines became comments
+
+
+def test_a_mistake_loses_the_same_checks_as_in_a_py_file(grader, tmp_path, mistakes):
+    as_py = as_results(grader.grade(make_submission(tmp_path / "py", mistakes)))
+    as_nb = as_results(grader.grade(notebook_submission(tmp_path / "nb", mistakes)))
+    assert points_by_exercise(as_nb) == points_by_exercise(as_py)
+    for ex in IDS:
+        assert failed_checks(as_nb, ex) == failed_checks(as_py, ex) != set(), ex
+
+
+def test_errors_name_the_cell_and_line(grader, tmp_path):
+    folder = make_submission(tmp_path / "s")
+    os.remove(os.path.join(folder, "ex0_weighted_sum.py"))
+    os.remove(os.path.join(folder, "ex1_averaging.py"))
+    Path(folder, "ex0_weighted_sum.ipynb").write_text(
+        notebook("def helper(w):\n    return w.no_such_method()", "def weighted_sum(scores, values):\n    return helper(scores)"), encoding="utf-8"
+    )
+    Path(folder, "ex1_averaging.ipynb").write_text(notebook("def averaging_matrix(T)\n    pass"), encoding="utf-8")
+    grade = grader.grade(folder, only=None)
+    feedback = {r.exercise: r.feedback for r in grade.results if not r.passed}
+    assert "ex0_weighted_sum.ipynb, cell 4, line 2: return helper(scores)" in feedback["ex0_weighted_sum"]
+    assert "ex0_weighted_sum.ipynb, cell 3, line 2: return w.no_such_method()" in feedback["ex0_weighted_sum"]
+    assert "syntax error in" in feedback["ex1_averaging"] and "ex1_averaging.ipynb, cell 3, line 1" in feedback["ex1_averaging"]
+    assert "第 3 个单元格第 1 行" in feedback["ex1_averaging"]
+
+
+def test_a_broken_notebook_costs_its_own_exercise_only(grader, tmp_path, full_marks):
+    folder = make_submission(tmp_path / "s")
+    os.remove(os.path.join(folder, "ex2_scores.py"))
+    Path(folder, "ex2_scores.ipynb").write_text('{"cells": [', encoding="utf-8")
+    results = as_results(grader.grade(folder))
+    points = points_by_exercise(results)
+    assert points["ex2_scores"] == 0
+    assert {ex: p for ex, p in points.items() if ex != "ex2_scores"} == {ex: p for ex, p in full_marks.items() if ex != "ex2_scores"}
+    said = [t["output"] for t in results["tests"] if t["tags"][0] == "ex2_scores"]
+    assert all("ex2_scores.ipynb is not valid JSON" in s and "不是有效的 JSON" in s for s in said)
+
+
+def test_of_a_py_and_a_notebook_the_stated_one_is_graded(grader, tmp_path, full_marks):
+    """The .py is graded unless it is still the untouched stub; the note says which."""
+    ex = "ex0_weighted_sum"
+    stub = Path(EXERCISES_DIR, ex + ".py").read_text(encoding="utf-8")
+    right = Path(SOLUTIONS, ex + ".py").read_text(encoding="utf-8")
+    stub_beside = make_submission(tmp_path / "a", {ex: stub})
+    Path(stub_beside, ex + ".ipynb").write_text(notebook(right), encoding="utf-8")
+    grade = grader.grade(stub_beside, only=ex)
+    assert grade.exercise_points(ex) == (full_marks[ex], full_marks[ex])
+    assert "ex0_weighted_sum.ipynb was graded, as ex0_weighted_sum.py is still the untouched stub" in str(grade.notes[ex][0])
+
+    edited_beside = make_submission(tmp_path / "b", {ex: stub.replace("raise NotImplementedError", "return values[..., 0, :]  # mine")})
+    Path(edited_beside, ex + ".ipynb").write_text(notebook(right), encoding="utf-8")
+    grade = grader.grade(edited_beside, only=ex)
+    assert grade.exercise_points(ex)[0] < full_marks[ex]
+    assert "ex0_weighted_sum.py was graded, not ex0_weighted_sum.ipynb" in str(grade.notes[ex][0])
+
+
+def test_the_untouched_notebooks_score_nothing(grader, tmp_path):
+    stubs = {ex: Path(EXERCISES_DIR, ex + ".py").read_text(encoding="utf-8") for ex in IDS}
+    grade = grader.grade(notebook_submission(tmp_path / "nb", stubs))
+    assert grade.score == 0 and not grade.errors
+
+
+# --- where notebooks are handed in -------------------------------------------
+
+
+def test_a_class_folder_of_notebooks_is_found(tmp_path):
+    from grader.teacher import intake
+
+    root = tmp_path / "class"
+    notebook_submission(root / "alice")
+    (root / "bob").mkdir()
+    with zipfile.ZipFile(root / "bob.zip", "w") as z:
+        z.writestr("attention/ex0_weighted_sum.ipynb", notebook("x = 1"))
+    os.rmdir(root / "bob")
+    entries, warnings = intake.discover(str(root), str(tmp_path / "work"))
+    by_id = {e.student_id: e for e in entries}
+    assert by_id["alice"].folder and by_id["alice"].note == ""
+    assert by_id["bob"].folder and os.path.exists(os.path.join(by_id["bob"].folder, "ex0_weighted_sum.ipynb"))
+    # What is graded decides the digest: a changed notebook is graded again.
+    before = by_id["alice"].digest
+    Path(root, "alice", "ex3_scaling.ipynb").write_text(notebook("y = 2"), encoding="utf-8")
+    after = {e.student_id: e for e in intake.discover(str(root), str(tmp_path / "work2"))[0]}["alice"].digest
+    assert after != before
+
+
+def test_py_files_keep_their_digest(tmp_path):
+    """A resumed batch from before notebooks were read grades nothing twice."""
+    from grader.teacher import intake
+
+    sources = {ex + ".py": f"# {ex}\n".encode() for ex in IDS}
+    import hashlib
+
+    h = hashlib.sha256()
+    for ex in IDS:  # the digest as it was written before notebooks
+        value = sources[ex + ".py"]
+        h.update(ex.encode() + b"\0" + b"file\0" + len(value).to_bytes(8, "big") + value)
+    assert intake.digest(sources) == h.hexdigest()
+    assert intake.digest({**sources, "ex0_weighted_sum.ipynb": b"{}"}) != h.hexdigest()
+    assert BY_ID["ex0_weighted_sum"].notebook == "ex0_weighted_sum.ipynb"
