@@ -1,5 +1,5 @@
 """The teacher's commands of ``python -m grader``: batch, report, release,
-gradescope, similar.
+gradescope, similar, notebooks.
 
 ``grader.cli`` adds them where this folder is; the student edition is
 ``grader/`` without ``teacher/``, so its command line has ``grade`` only.
@@ -17,6 +17,7 @@ MODULES = {
     "release": "grader.teacher.release",
     "gradescope": "grader.teacher.gradescope",
     "similar": "grader.teacher.similar",
+    "notebooks": "grader.teacher.notebooks",
 }
 
 
@@ -48,6 +49,9 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
     m.add_argument("--threshold", type=float, default=THRESHOLD, metavar="X", help=f"show pairs scoring at least X, 0..1 (default: {THRESHOLD})")
     m.add_argument("--top", type=int, default=TOP, metavar="N", help=f"show at most N pairs (default: {TOP})")
     m.add_argument("--assignment", default="attention", metavar="NAME", help="in nbgrader's layout DIR/<id>/NAME/, the folder to read (default: attention)")
+
+    n = verbs.add_parser("notebooks", help="write notebooks/<id>.ipynb from the docs pages, stubs and experiments / 生成笔记本")
+    n.add_argument("--check", action="store_true", help="only check that notebooks/ is up to date (exit 1 if not)")
 
 
 def run(args) -> int:

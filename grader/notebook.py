@@ -1,0 +1,208 @@
+"""Grading from inside a Jupyter notebook: ``check("<id>")`` and ``check_all()``.
+
+    from grader.notebook import check
+    check("ex0_weighted_sum")
+
+``check`` grades the *saved* notebook ``<id>.ipynb`` of the kernel's folder
+(its answer cells, grader/ipynb.py) with ``python -m grader grade --only
+<id>``, in a process of its own: the same grader, the same sandboxed child
+and the same report as ``tox -e grade``. Nothing of the kernel is used: what
+a cell defined, patched or imported cannot change the score. The report is
+shown as HTML in the notebook (the table, then each failed check's
+feedback, diagnoses included, in Chinese and English); ``.text`` is the
+terminal's report and ``.results`` the results.json.
+
+Jupyter saves a notebook when told to (Ctrl-S) and every two minutes: when
+the answer code the kernel last ran is not what the saved file holds, the
+report says to save first.
+
+Importing this module also lets an answer cell import an earlier exercise
+from its notebook beside it (``from ex5_head import Head`` finds
+``ex5_head.ipynb``'s answer cells when there is no ``ex5_head.py``), so
+that the notebooks run in the kernel as the .py files do.
+"""
+import html
+import importlib.abc
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from grader.exercises import BY_ID, IDS
+from grader.files import PROJECT
+
+
+class Report:
+    """A grading's report; Jupyter shows it as HTML."""
+
+    def __init__(self, results: dict, text: str, warnings: list[str]):
+        self.results, self.text, self.warnings = results, text, warnings
+
+    @property
+    def score(self) -> float:
+        return self.results.get("score", 0)
+
+    def __repr__(self) -> str:
+        return "\n".join(self.warnings + [self.text])
+
+    def _repr_html_(self) -> str:
+        return to_html(self.results, self.text, self.warnings)
+
+
+def check(exercise_id: str, folder: str | None = None) -> Report:
+    """Grade the saved notebook ``<exercise_id>.ipynb`` in ``folder`` (the kernel's own by default)."""
+    if exercise_id not in BY_ID:
+        raise ValueError(f"没有这道练习：{exercise_id!r}；可选 / no such exercise; one of: {', '.join(IDS)}")
+    folder = os.path.abspath(folder or os.getcwd())
+    path = os.path.join(folder, BY_ID[exercise_id].notebook)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"找不到 / not found: {path}")
+    return _grade(folder, ["--only", exercise_id], _unsaved(path, exercise_id))
+
+
+def check_all(folder: str | None = None) -> Report:
+    """Grade every exercise of ``folder`` (the kernel's own by default), notebooks and .py files alike."""
+    folder = os.path.abspath(folder or os.getcwd())
+    warnings = []
+    for ex in IDS:
+        path = os.path.join(folder, BY_ID[ex].notebook)
+        if os.path.exists(path):
+            warnings += _unsaved(path, ex)
+    return _grade(folder, [], warnings)
+
+
+def _grade(folder: str, extra: list[str], warnings: list[str]) -> Report:
+    with tempfile.TemporaryDirectory(prefix="attention-check-") as tmp:
+        out = os.path.join(tmp, "results.json")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([PROJECT, *filter(None, [os.environ.get("PYTHONPATH")])]))
+        proc = subprocess.run(
+            [sys.executable, "-m", "grader", "grade", folder, "--json", out, *extra],
+            cwd=PROJECT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+        )
+        try:
+            with open(out, encoding="utf-8") as f:
+                results = json.load(f)
+        except (OSError, ValueError):
+            results = {"score": 0, "tests": []}
+            warnings = warnings + [f"评分没有完成 / grading did not finish (exit status {proc.returncode}):\n{proc.stderr[-2000:]}"]
+    text = proc.stdout
+    if proc.stderr.strip() and proc.returncode == 0:
+        text = proc.stderr.strip() + "\n" + text  # the grader's own notes (a missing sandbox, say)
+    return Report(results, text, warnings)
+
+
+def _unsaved(path: str, exercise_id: str) -> list[str]:
+    """A warning when the kernel last ran answer code that the saved notebook does not hold."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return []
+    shell = get_ipython()
+    inputs = shell.user_ns.get("In", []) if shell is not None else []
+    names = BY_ID[exercise_id].defines
+    ran = next((text for text in reversed(inputs) if any(f"def {n}(" in text or f"class {n}" in text for n in names)), None)
+    if ran is None:
+        return []
+    try:
+        with open(path, encoding="utf-8") as f:
+            cells = json.load(f).get("cells", [])
+        saved = {"".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells if c.get("cell_type") == "code"}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    if ran.strip() in {s.strip() for s in saved}:
+        return []
+    name = os.path.basename(path)
+    return [
+        f"{name} 保存的答案和你最后运行的不一样：评的是保存的文件。先保存（Ctrl-S）再运行 check。\n"
+        f"{name} as saved differs from the answer you ran last: the saved file is graded. Save (Ctrl-S), then run check again."
+    ]
+
+
+# - the report as HTML -
+
+_STYLE = (
+    "<style>.attention-report table{border-collapse:collapse}"
+    ".attention-report td,.attention-report th{padding:2px 10px;border-bottom:1px solid #ddd;text-align:left}"
+    ".attention-report .ok{color:#1a7f37}.attention-report .no{color:#cf222e}"
+    ".attention-report pre{white-space:pre-wrap;background:#f6f8fa;padding:6px}"
+    ".attention-report .warn{background:#fff8c5;padding:6px}</style>"
+)
+
+
+def to_html(results: dict, text: str, warnings: list[str] | None = None) -> str:
+    """The report of ``results`` (results.json) as HTML: everything the
+    student wrote or printed is escaped, so their output shows as text."""
+    esc = html.escape
+    tests = results.get("tests", [])
+    rows, failed = {}, {}
+    for t in tests:
+        ex = t["tags"][0]
+        got, most, passed = rows.get(ex, (0, 0, 0))
+        rows[ex] = (got + t["score"], most + t["max_score"], passed + (t["status"] == "passed"))
+        if t["status"] != "passed":
+            failed.setdefault(ex, []).append(t)
+    count = {ex: sum(1 for t in tests if t["tags"][0] == ex) for ex in rows}
+    out = ['<div class="attention-report">', _STYLE]
+    out += [f'<p class="warn">{esc(w)}</p>'.replace("\n", "<br>") for w in warnings or []]
+    out.append("<table><tr><th>练习 / exercise</th><th>得分 / points</th><th>通过 / passed</th></tr>")
+    for ex, (got, most, passed) in rows.items():
+        mark = '<span class="ok">✓</span>' if passed == count[ex] else '<span class="no">✗</span>'
+        e = BY_ID[ex]
+        out.append(f"<tr><td>{mark} {esc(ex)} {esc(e.zh)} {esc(e.en)}</td><td>{_num(got)} / {_num(most)}</td><td>{passed} / {count[ex]}</td></tr>")
+    total = sum(r[0] for r in rows.values()), sum(r[1] for r in rows.values())
+    out.append(f"<tr><th>总分 / total</th><th>{_num(total[0])} / {_num(total[1])}</th><th></th></tr></table>")
+    said = results.get("output")  # notes on how the files were read (already escaped for HTML)
+    if said:
+        out.append(f"<pre>{said}</pre>")
+    for ex, ts in failed.items():
+        out.append(f"<h4>{esc(ex)} {esc(BY_ID[ex].zh)} / {esc(BY_ID[ex].en)}</h4>")
+        for t in ts:
+            name = t["name"].split(": ", 1)[-1]
+            out.append(f'<p><span class="no">✗</span> {esc(name)} ({_num(t["score"])}/{_num(t["max_score"])})</p><pre>{esc(t["output"])}</pre>')
+    if "(+" in text:  # points the teacher's hidden checks give, as the terminal says them
+        out += [f"<p>{esc(line)}</p>" for line in text.splitlines() if line.startswith("(+n)")]
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+# - earlier exercises' notebooks, importable in the kernel -
+
+
+class _NotebookFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``exN_...`` as the answer cells of ``exN_....ipynb`` in the
+    kernel's folder, when no ``.py`` of that name is importable."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in BY_ID or path is not None:
+            return None
+        notebook = os.path.join(os.getcwd(), BY_ID[name].notebook)
+        if not os.path.exists(notebook):
+            return None
+        # Last on sys.meta_path: asked only when no .py of that name was found.
+        return importlib.util.spec_from_loader(name, self, origin=notebook)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        from grader import ipynb
+
+        with open(module.__spec__.origin, "rb") as f:
+            code = ipynb.read(f.read(), module.__spec__.origin, module.__name__)
+        module.__file__ = module.__spec__.origin
+        exec(compile(code.source, module.__file__, "exec"), module.__dict__)
+
+
+if not any(isinstance(f, _NotebookFinder) for f in sys.meta_path):
+    sys.meta_path.append(_NotebookFinder())

@@ -1,0 +1,158 @@
+"""The students' notebooks (notebooks/<id>.ipynb, grader/teacher/notebooks.py)
+and grading from inside one (grader/notebook.py), run in a real Jupyter
+kernel (nbclient and ipykernel, as JupyterLab runs them)."""
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT, SOLUTIONS
+from grader.exercises import BY_ID, IDS
+from grader.teacher import notebooks
+
+NOTEBOOKS = Path(ROOT, "notebooks")
+
+
+def test_the_notebooks_are_made_from_the_course():
+    assert notebooks.stale() == [], "notebooks/ is out of date: run python -m grader notebooks"
+
+
+@pytest.mark.parametrize("ex", IDS)
+def test_a_notebook_holds_the_page_the_experiment_the_stub_and_check(ex):
+    nb = nbformat.read(NOTEBOOKS / BY_ID[ex].notebook, as_version=4)
+    nbformat.validate(nb)
+    sources = [c.source for c in nb.cells]
+    answer = [c for c in nb.cells if c.metadata.get("exercise") == ex]
+    assert len(answer) == 1 and answer[0].source == Path(ROOT, "exercises", BY_ID[ex].filename).read_text(encoding="utf-8").rstrip("\n")
+    assert Path(ROOT, "experiments", f"{ex}_experiment.py").read_text(encoding="utf-8").rstrip("\n") in sources
+    assert sources[-1] == f'check("{ex}")'
+    title = sources[0]
+    assert f"](../docs/path/{ex}.md)" in title and Path(ROOT, "docs", "path", ex + ".md").exists()
+    assert "{gls}" not in "".join(sources[:2]) and "{num}" not in "".join(sources[:2])  # MyST roles became text
+    assert any("这一课" in s or "这" in s for s in sources[:2]) and "Key points" in sources[1]
+
+
+def test_a_stale_notebook_is_found(tmp_path):
+    project = tmp_path / "course"
+    for folder in ("docs/path", "exercises", "experiments", "notebooks"):
+        shutil.copytree(Path(ROOT, folder), project / folder)
+    assert notebooks.stale(str(project)) == []
+    stub = project / "exercises" / "ex3_scaling.py"
+    stub.write_text(stub.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    assert notebooks.stale(str(project)) == ["notebooks/ex3_scaling.ipynb"]
+
+
+def test_the_page_link_can_point_at_a_published_site():
+    text = notebooks.make_notebook("ex2_scores", docs_url="https://example.org/course/")
+    assert "](https://example.org/course/path/ex2_scores.html)" in text
+
+
+# --- in a real kernel ----------------------------------------------------------
+
+
+def with_answer(ex: str, source: str, folder: Path, before_check: str | None = None) -> Path:
+    """The course's notebook of ``ex`` in ``folder`` with ``source`` in its
+    answer cell (and a cell ``before_check`` run just before ``check``)."""
+    nb = nbformat.read(NOTEBOOKS / BY_ID[ex].notebook, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("exercise") == ex:
+            cell.source = source
+    if before_check:
+        nb.cells.insert(len(nb.cells) - 1, nbformat.v4.new_code_cell(before_check))
+    path = folder / BY_ID[ex].notebook
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture
+def course_on_path(monkeypatch):
+    """The kernel imports grader/ as one started by ``tox -e lab`` does (its PYTHONPATH)."""
+    monkeypatch.setenv("PYTHONPATH", ROOT)
+
+
+def run_in_kernel(path: Path) -> nbformat.NotebookNode:
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    return nb
+
+
+def html_of(cell) -> str:
+    return "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
+
+
+@pytest.mark.slow
+def test_check_in_a_kernel_grades_the_saved_answer_not_the_kernel(tmp_path, course_on_path):
+    """The reference scores full marks, a catalogue mistake shows its
+    feedback and diagnosis in both languages, and a kernel that patches
+    torch or redefines the function changes nothing."""
+    right = Path(SOLUTIONS, "ex0_weighted_sum.py").read_text(encoding="utf-8")
+    wrong = Path(ROOT, "tests", "catalogue", "wrong", "ex0_weighted_sum__softmax_dim0.py").read_text(encoding="utf-8")
+    cheat = (
+        "import torch\n"
+        "torch.softmax = lambda *a, **k: 0  # the kernel's torch, not the grader's\n"
+        "def weighted_sum(scores, values):\n    return values.mean(-2)\n"
+    )
+    (tmp_path / "right").mkdir()
+    (tmp_path / "wrong").mkdir()
+    nb_right = run_in_kernel(with_answer("ex0_weighted_sum", right, tmp_path / "right", before_check=cheat))
+    nb_wrong = run_in_kernel(with_answer("ex0_weighted_sum", wrong, tmp_path / "wrong"))
+    shown_right, shown_wrong = html_of(nb_right.cells[-1]), html_of(nb_wrong.cells[-1])
+    points = BY_ID["ex0_weighted_sum"].points  # the teacher's tree: hidden checks too
+    assert f"<th>{points} / {points}</th>" in shown_right, shown_right
+    assert "✗" not in shown_right
+    assert "<th>总分 / total</th>" in shown_wrong and f"{points} / {points}</th>" not in shown_wrong
+    assert "诊断 / found:" in shown_wrong and "softmax" in shown_wrong
+    assert "测试 / tested:" in shown_wrong
+
+
+@pytest.mark.slow
+def test_an_answer_cell_imports_the_earlier_notebook_in_the_kernel(tmp_path, course_on_path):
+    """ex6's answer cell says ``from ex5_head import Head``: in the kernel it
+    finds ex5_head.ipynb's answer cell; the grader grades ex6 with its own Head."""
+    with_answer("ex5_head", Path(SOLUTIONS, "ex5_head.py").read_text(encoding="utf-8"), tmp_path)
+    path = with_answer(
+        "ex6_block",
+        Path(SOLUTIONS, "ex6_block.py").read_text(encoding="utf-8"),
+        tmp_path,
+        before_check="b = Block(8, 2, 4, 0.0)\nprint(tuple(b(torch.zeros(1, 3, 8)).shape))",
+    )
+    nb = run_in_kernel(path)
+    printed = "".join(o.get("text", "") for o in nb.cells[-2].outputs)
+    assert printed.strip() == "(1, 3, 8)"
+    points = BY_ID["ex6_block"].points
+    assert f"<th>{points} / {points}</th>" in html_of(nb.cells[-1])
+
+
+def test_an_unsaved_answer_is_reported(tmp_path, monkeypatch):
+    from grader import notebook
+
+    path = with_answer("ex0_weighted_sum", "def weighted_sum(s, v):\n    return v", tmp_path)
+
+    class Shell:
+        user_ns = {"In": ["", "def weighted_sum(s, v):\n    return v + 1"]}
+
+    import IPython
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    warned = notebook._unsaved(str(path), "ex0_weighted_sum")
+    assert warned and "Save (Ctrl-S)" in warned[0] and "保存" in warned[0]
+    Shell.user_ns["In"].append("def weighted_sum(s, v):\n    return v")
+    assert notebook._unsaved(str(path), "ex0_weighted_sum") == []
+
+
+def test_the_html_report_escapes_what_the_student_wrote():
+    from grader.notebook import to_html
+
+    results = {
+        "score": 0,
+        "tests": [
+            {"name": "ex0_weighted_sum: a check", "tags": ["ex0_weighted_sum", "public", "c"], "score": 0, "max_score": 1, "status": "failed", "output": "<script>alert(1)</script>"}
+        ],
+    }
+    shown = to_html(results, "", ["<b>warn</b>"])
+    assert "<script>" not in shown and "&lt;script&gt;" in shown and "<b>warn" not in shown
+    assert json.dumps(results)  # unchanged, plain data
