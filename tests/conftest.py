@@ -138,3 +138,36 @@ def as_results(grade) -> dict:
     from grader.engine import report
 
     return report.results_json(grade)
+
+
+# --- the two editions a student starts from -----------------------------------
+
+
+@pytest.fixture(scope="session")
+def fresh_clone(tmp_path_factory):
+    """The project's tracked files, as they are now, as a clone has them.
+    Shared by the tests of the session: copy it before changing anything."""
+    from pathlib import Path
+
+    out = tmp_path_factory.mktemp("clone") / "course"
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: no way to tell a clone's files")
+    for rel in filter(None, listed.stdout.split("\0")):
+        src = Path(ROOT, rel)
+        if src.is_file():  # a tracked file deleted in the working tree is not in the copy either
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, out / rel)
+    return out
+
+
+@pytest.fixture(scope="session")
+def student_edition(tmp_path_factory):
+    """``python -m grader release``'s folder, built once for the session.
+    Shared by the tests of the session: copy it before changing anything."""
+    out = tmp_path_factory.mktemp("release") / "attention"
+    out.mkdir()  # an empty folder may be built into
+    proc = run_cli("release", "--out", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+

@@ -84,7 +84,6 @@ def html_of(cell) -> str:
     return "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
 
 
-@pytest.mark.slow
 def test_check_in_a_kernel_grades_the_saved_answer_not_the_kernel(tmp_path, course_on_path):
     """The reference scores full marks, a catalogue mistake shows its
     feedback and diagnosis in both languages, and a kernel that patches
@@ -109,7 +108,6 @@ def test_check_in_a_kernel_grades_the_saved_answer_not_the_kernel(tmp_path, cour
     assert "测试 / tested:" in shown_wrong
 
 
-@pytest.mark.slow
 def test_an_answer_cell_imports_the_earlier_notebook_in_the_kernel(tmp_path, course_on_path):
     """ex6's answer cell says ``from ex5_head import Head``: in the kernel it
     finds ex5_head.ipynb's answer cell; the grader grades ex6 with its own Head."""

@@ -20,8 +20,6 @@ from grader import ipynb
 from grader.exercises import BY_ID, IDS
 from grader.files import EXERCISES_DIR
 
-pytestmark = pytest.mark.slow
-
 
 def cells_of(source: str) -> list[str]:
     """``source`` cut into cells as a student would: one per top-level

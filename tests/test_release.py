@@ -140,7 +140,8 @@ def test_release_has_what_students_need_and_nothing_else(release):
     assert {"checks/pytest.ini", "checks/public/reference_answers.pt", "checks/hidden_points.json", "tox.ini", "README.md"} <= files
     assert {"grader/__main__.py", "grader/cli.py", "grader/engine/grading.py", "grader/engine/recorded.py"} <= files
     tops = {f.split("/")[0] for f in files}
-    assert tops == {"exercises", "checks", "grader", "experiments", "write", "tox.ini", "README.md"}
+    assert tops == {"exercises", "checks", "grader", "experiments", "notebooks", "write", "tox.ini", "README.md"}
+    assert {f"notebooks/{ex}.ipynb" for ex in IDS} <= files  # tox -e lab opens them
     assert {f"experiments/{ex}_experiment.py" for ex in IDS} <= files  # each docs page's {experiment} runs there too
     assert {"write/__main__.py", "write/corpus.py", "write/corpus.txt"} <= files  # tox -e write, and the text it learns from
     assert not [f for f in files if f.startswith("checks/hidden/")]
@@ -168,11 +169,32 @@ def _published_experiment(rel: str) -> bool:
     return rel.removeprefix("zip:attention/").startswith("experiments/")
 
 
+def _searched(rel: str, data: bytes) -> bytes:
+    """What of a file the line search reads: a notebook's cells as text (its
+    JSON escapes quotes and line ends), without the experiment's cell, which
+    is experiments/ again (see _published_experiment)."""
+    if not rel.endswith(".ipynb"):
+        return data
+    experiments = {p.read_text(encoding="utf-8").rstrip("\n") for p in Path(ROOT, "experiments").glob("*.py")}
+    cells = ["".join(c["source"]) for c in json.loads(data)["cells"]]
+    return "\n".join(c for c in cells if c not in experiments).encode()
+
+
 def test_no_solution_code_anywhere(release):
     needles = solution_needles()
     assert len(needles) > 20  # the search is not vacuous
-    leaks = [(rel, n) for rel, data in all_files(release) for n in needles if n.encode() in data and not _published_experiment(rel)]
+    leaks = [
+        (rel, n)
+        for rel, data in all_files(release)
+        if not _published_experiment(rel)
+        for text in [_searched(rel, data)]
+        for n in needles
+        if n.encode() in text
+    ]
     assert not leaks
+    # The notebooks were searched as their cells, the experiment's left out.
+    notebook = (release / "notebooks" / "ex0_weighted_sum.ipynb").read_bytes()
+    assert b"softmax" in notebook and b"raise NotImplementedError" in _searched("notebooks/ex0_weighted_sum.ipynb", notebook)
 
 
 def test_experiments_hold_no_whole_solution(release):
@@ -205,7 +227,10 @@ def test_tox_ini_has_grade_and_write_and_the_same_pins(release):
     student.read(release / "tox.ini", encoding="utf-8")
     main = configparser.ConfigParser(interpolation=None)
     main.read(os.path.join(ROOT, "tox.ini"), encoding="utf-8")
-    assert [s for s in student.sections() if s.startswith("testenv")] == ["testenv:grade", "testenv:write"]
+    assert [s for s in student.sections() if s.startswith("testenv")] == ["testenv:grade", "testenv:lab", "testenv:write"]
+    lab = student["testenv:lab"]  # JupyterLab on notebooks/ (tests/test_lab.py runs it)
+    assert lab["deps"].split() == main["base"]["deps"].split() + [d for d in main["testenv:lab"]["deps"].split() if not d.startswith("{")]
+    assert lab["commands"].strip() == main["testenv:lab"]["commands"].strip()
     grade = student["testenv:grade"]
     assert grade["deps"].split() == main["base"]["deps"].split()
     assert "PIP_*" in grade["pass_env"]

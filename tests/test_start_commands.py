@@ -24,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 from docs_site import DOCS, ROOT, markdown_tokens
 
 from grader.exercises import IDS
@@ -96,34 +95,13 @@ def run(command: str, folder: Path) -> subprocess.CompletedProcess:
     return proc
 
 
-def clone(out: Path) -> Path:
-    """The project's tracked files, as they are now, in ``out``."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
-    if listed.returncode != 0:
-        pytest.skip("not a git checkout: no way to tell a clone's files")
-    for rel in filter(None, listed.stdout.split("\0")):
-        src = ROOT / rel
-        if src.is_file():  # a tracked file deleted in the working tree is not in the copy either
-            (out / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, out / rel)
-    return out
-
-
-def release(out: Path) -> Path:
-    out.mkdir()
-    proc = run_cli("release", "--out", str(out))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
-
-
 COMMANDS = [c for c in page_commands() if c not in NOT_RUN]
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory) -> dict:
+def results(fresh_clone, student_edition) -> dict:
     """(edition, command) -> the finished process; all of them run side by side."""
-    folders = {"clone": clone(tmp_path_factory.mktemp("clone") / "course"),
-               "release": release(tmp_path_factory.mktemp("release") / "attention")}
+    folders = {"clone": fresh_clone, "release": student_edition}
     jobs = [(edition, command) for edition in folders for command in COMMANDS]
     with ThreadPoolExecutor(max_workers=4) as pool:
         done = pool.map(lambda job: run(job[1], folders[job[0]]), jobs)

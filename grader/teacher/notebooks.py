@@ -14,9 +14,9 @@ in the kernel.
 
 The page's MyST roles become their text (``{gls}`权重``` is 权重,
 ``{num}`0.845 <summary[0]>``` is 0.845: the docs build proves the number).
-The link goes to the page in the course's docs (``docs/path/<id>.md``,
-relative to notebooks/); the release may point it at a published site
-instead (``release --docs-url``).
+The link goes to the page's source beside notebooks/ (``../docs/path/<id>.md``);
+the student edition, which has no docs/, links to the page on the course's
+site instead (``student_readme.DOCS_URL``, the one place its address is set).
 """
 import json
 import os
@@ -41,10 +41,15 @@ METADATA = {
 
 
 def page_link(exercise_id: str, docs_url: str | None = None) -> str:
-    """Where the exercise's page is: on the published site, or its source beside notebooks/."""
-    if docs_url:
-        return f"{docs_url.rstrip('/')}/path/{exercise_id}.html"
-    return f"../docs/path/{exercise_id}.md"
+    """Where the exercise's page is: on the site at ``docs_url`` (a
+    relative address is the site's folder beside notebooks/), or its source
+    beside notebooks/."""
+    if docs_url is None:
+        return f"../docs/path/{exercise_id}.md"
+    site = docs_url.rstrip("/")
+    if "://" not in site:
+        site = "../" + site
+    return f"{site}/path/{exercise_id}.html"
 
 
 def _plain(markdown: str) -> str:

@@ -5,9 +5,10 @@ verbs), the reference answers the public checks need (recorded from
 ``solutions/``, so the solutions themselves stay behind), the points of the
 hidden checks per exercise (from ``grader/exercises.py``, so the report can
 say what the teacher grades), the experiments (the plain-torch scripts that
-the docs pages run with ``tox exec -e grade -- python experiments/...``), a
-tox.ini and a README (``student_readme``) that lists the exercises of the
-same table. DIR.zip, beside DIR, holds the same tree.
+the docs pages run with ``tox exec -e grade -- python experiments/...``), the
+notebooks (``notebooks.py``; ``tox -e lab`` opens them), a tox.ini and a
+README (``student_readme``) that lists the exercises of the same table.
+DIR.zip, beside DIR, holds the same tree.
 
 Nothing half-written is left behind: the tree is built in a temporary folder
 beside DIR and renamed at the end, and the zip is written to a temporary file
@@ -24,8 +25,8 @@ import sys
 from grader.exercises import EXERCISES, IDS
 from grader.files import PROJECT, current_umask
 from grader.regions import solution_regions
-from grader.teacher import packaging
-from grader.teacher.student_readme import student_readme
+from grader.teacher import notebooks, packaging
+from grader.teacher.student_readme import DOCS_URL, student_readme
 
 
 def run(args) -> int:
@@ -92,6 +93,8 @@ def _fill(root: str, project: str) -> None:
 
     # Each docs page runs its experiment from the course folder; it uses torch only, never the solutions.
     packaging.copy_py(os.path.join(project, "experiments"), os.path.join(root, "experiments"))
+    # The same notebooks as the course's, but for the link to each page: the release has no docs/.
+    notebooks.write_all(os.path.join(root, notebooks.NOTEBOOKS), project, docs_url=DOCS_URL)
 
     # python -m write (tox -e write) trains the student's own GPT, on the text it ships with: docs/ does not.
     write = os.path.join(project, "write")
@@ -109,20 +112,22 @@ def _record(project: str) -> dict:
     return answers
 
 
-def _write_deps(project: str) -> list[str]:
-    """What tox.ini's write environment adds to [base] deps (its progress bar)."""
+def _added_deps(project: str, env: str) -> list[str]:
+    """What tox.ini's environment ``env`` adds to [base] deps (write: its progress bar; lab: JupyterLab)."""
     import configparser
 
     config = configparser.ConfigParser(interpolation=None)
     config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
-    return [d.strip() for d in config.get("testenv:write", "deps").splitlines() if d.strip() and not d.strip().startswith("{")]
+    return [d.strip() for d in config.get(f"testenv:{env}", "deps").splitlines() if d.strip() and not d.strip().startswith(("{", "#"))]
 
 
 def student_tox_ini(project: str = PROJECT) -> str:
     deps = "".join(f"    {d}\n" for d in packaging.tox_base_deps(project))
-    write_deps = deps + "".join(f"    {d}\n" for d in _write_deps(project))
+    write_deps = deps + "".join(f"    {d}\n" for d in _added_deps(project, "write"))
+    lab_deps = deps + "".join(f"    {d}\n" for d in _added_deps(project, "lab"))
     return f"""\
 # Grade your exercises: `tox -e grade`; one exercise: `tox -e grade -- --only ex4_masking`.
+# In Jupyter: `tox -e lab` opens the notebooks; check("<id>") in one grades it.
 # Then train a small GPT built from them and let it write: `tox -e write`.
 #
 # torch is pinned. On Linux, PyPI's torch wheel is a large CUDA build; to get the
@@ -142,6 +147,16 @@ set_env =
     PYTHONPATH = {{tox_root}}
 deps =
 {deps}commands = python -m grader grade {{posargs:exercises}}
+
+[testenv:lab]
+description = open the exercises' notebooks (notebooks/) in JupyterLab, with a kernel that has torch; check("<id>") in a notebook grades it
+skip_install = true
+package = skip
+pass_env = PIP_*
+set_env =
+    PYTHONPATH = {{tox_root}}
+deps =
+{lab_deps}commands = python -m jupyterlab --ServerApp.root_dir={{tox_root}} --LabApp.default_url=/lab/tree/notebooks {{posargs}}
 
 [testenv:write]
 description = train a small GPT built from your exercises on the course's text and let it write (about 2 minutes); pass arguments after --
