@@ -6,6 +6,7 @@ The notebooks here are written by nbformat itself (``nbformat.v4``), shaped
 exactly as Jupyter saves them.
 """
 import ast
+import hashlib
 import json
 import os
 import zipfile
@@ -208,6 +209,27 @@ def test_of_a_py_and_a_notebook_the_stated_one_is_graded(grader, tmp_path, full_
     assert "ex0_weighted_sum.py was graded, not ex0_weighted_sum.ipynb" in str(grade.notes[ex][0])
 
 
+def test_what_a_notebook_says_reaches_every_report_escaped(grader, tmp_path):
+    """A quoted IPython line and the notebook's own name are the student's
+    text: a terminal sequence shows as its escape, HTML as text, and no
+    fence of the Markdown report is closed by it."""
+    from grader.engine import report
+    from grader.notebook import to_html
+
+    ex = "ex0_weighted_sum"
+    folder = make_submission(tmp_path / "s")
+    os.remove(os.path.join(folder, ex + ".py"))
+    line = "%clear \x1b[2J\x1b]0;owned\x07 </pre><script>alert(1)</script> ```"
+    Path(folder, ex + ".ipynb").write_text(notebook(line + "\n" + Path(SOLUTIONS, ex + ".py").read_text(encoding="utf-8"), magics=False), encoding="utf-8")
+    grade = grader.grade(folder, only=ex)
+    terminal, markdown, results = report.terminal(grade), report.markdown(grade), as_results(grade)
+    assert "\x1b" not in terminal and "\\x1b[2J" in terminal and "became a comment" in terminal
+    assert "<script>" not in results["output"] and "&lt;script&gt;" in results["output"]
+    assert "<script>" not in to_html(results, terminal)
+    fence = next(l for l in markdown.splitlines() if l.startswith("```"))
+    assert markdown.count(fence + "\n") >= 1 and "\x1b" not in markdown
+
+
 def test_the_untouched_notebooks_score_nothing(grader, tmp_path):
     stubs = {ex: Path(EXERCISES_DIR, ex + ".py").read_text(encoding="utf-8") for ex in IDS}
     grade = grader.grade(notebook_submission(tmp_path / "nb", stubs))
@@ -242,8 +264,6 @@ def test_py_files_keep_their_digest(tmp_path):
     from grader.teacher import intake
 
     sources = {ex + ".py": f"# {ex}\n".encode() for ex in IDS}
-    import hashlib
-
     h = hashlib.sha256()
     for ex in IDS:  # the digest as it was written before notebooks
         value = sources[ex + ".py"]
