@@ -26,6 +26,11 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--json", metavar="FILE", help="also write Gradescope results.json here")
     g.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help=SANDBOX_HELP)
     g.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=SEED_HELP)
+    g.add_argument(
+        "--public-only",
+        action="store_true",
+        help="only the public checks, as a student's copy has them (an nbgrader notebook's Validate)",
+    )
 
     teacher = _teacher_verbs()
     if teacher is not None:
@@ -87,7 +92,9 @@ def _grade(parser, args) -> int:
         return _usage_error(parser, str(exc))
     try:
         # The title names the folder: a student's folder name, if the shell expanded a pattern.
-        grade = grader.grade(os.path.abspath(args.path), only=args.only, display_root=visible(args.path, name=True))
+        grade = grader.grade(
+            os.path.abspath(args.path), only=args.only, display_root=visible(args.path, name=True), public_only=args.public_only
+        )
     except KeyboardInterrupt:
         print("已中断 / interrupted", file=sys.stderr)
         return 130

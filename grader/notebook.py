@@ -16,6 +16,11 @@ Jupyter saves a notebook when told to (Ctrl-S) and every two minutes: when
 the answer code the kernel last ran is not what the saved file holds, the
 report says to save first.
 
+In an nbgrader assignment (``python -m grader nbgrader``), each notebook's
+autograder test cell ends with ``points("<id>", hidden=...)``: the same
+grading, printed as text, with the points earned as the cell's value, which
+nbgrader reads as partial credit. See ``points``.
+
 Importing this module also lets an answer cell import an earlier exercise
 from its notebook beside it (``from ex5_head import Head`` finds
 ``ex5_head.ipynb``'s answer cells when there is no ``ex5_head.py``), so
@@ -53,13 +58,17 @@ class Report:
 
 def check(exercise_id: str, folder: str | None = None) -> Report:
     """Grade the saved notebook ``<exercise_id>.ipynb`` in ``folder`` (the kernel's own by default)."""
+    return _check(exercise_id, folder, [])
+
+
+def _check(exercise_id: str, folder: str | None, extra: list[str]) -> Report:
     if exercise_id not in BY_ID:
         raise ValueError(f"没有这道练习：{exercise_id!r}；可选 / no such exercise; one of: {', '.join(IDS)}")
     folder = os.path.abspath(folder or os.getcwd())
     path = os.path.join(folder, BY_ID[exercise_id].notebook)
     if not os.path.exists(path):
         raise FileNotFoundError(f"找不到 / not found: {path}")
-    return _grade(folder, ["--only", exercise_id], _unsaved(path, exercise_id))
+    return _grade(folder, ["--only", exercise_id, *extra], _unsaved(path, exercise_id))
 
 
 def check_all(folder: str | None = None) -> Report:
@@ -71,6 +80,45 @@ def check_all(folder: str | None = None) -> Report:
         if os.path.exists(path):
             warnings += _unsaved(path, ex)
     return _grade(folder, [], warnings)
+
+
+# Said by a test cell that nbgrader autograde ran in a kernel: the points
+# come from grader.teacher.nbgrader_autograde, which grades outside any kernel.
+NOT_IN_A_KERNEL = (
+    "自动评分不在内核里进行：分数由 nbgrader_config.py 里的 grader.teacher.nbgrader_autograde 给出；"
+    "没有它，这个单元格得 0 分。\n"
+    "Autograding does not happen in a kernel: the points come from grader.teacher.nbgrader_autograde, "
+    "set in nbgrader_config.py; without it this cell scores 0."
+)
+
+
+def points(exercise_id: str, hidden: bool = False, folder: str | None = None) -> float | None:
+    """An nbgrader autograder test cell: grade the saved ``<exercise_id>.ipynb``
+    in ``folder`` (the kernel's own by default), print the report, and return
+    the points earned, which nbgrader takes as the cell's partial credit.
+
+    ``hidden=False`` (a student's Validate, or running the cell) grades with
+    the public checks only. When they all pass the cell has no value, which
+    nbgrader's Validate reads as passed (the points it could not grade here
+    are the teacher's hidden checks'); otherwise it ends with the public
+    points earned, which Validate reads as failed. ``hidden=True`` (the
+    teacher's source notebook) grades with every check.
+
+    Under ``nbgrader autograde`` a cell never grades in the kernel, where the
+    answer cell's code has run: ``grader.teacher.nbgrader_autograde`` grades
+    the notebook in the sandbox and writes this cell's output itself. Should
+    that step be missing from the course's configuration, the cell says so
+    and scores 0 rather than anything a kernel could be made to return."""
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        print(NOT_IN_A_KERNEL)
+        return 0.0
+    report = check(exercise_id, folder) if hidden else _check(exercise_id, folder, ["--public-only"])
+    print(repr(report))
+    tests = [t for t in report.results.get("tests", []) if t["tags"][0] == exercise_id]
+    earned = float(sum(t["score"] for t in tests))
+    if not hidden and tests and all(t["status"] == "passed" for t in tests):
+        return None
+    return earned
 
 
 def _grade(folder: str, extra: list[str], warnings: list[str]) -> Report:

@@ -37,6 +37,7 @@ MARKS = {
     "test_limits_per_submission.py": ("slow", "sandbox"),
     "test_mistake_table.py": ("slow", "docs"),
     "test_new_exercise.py": ("slow",),
+    "test_nbgrader_course.py": ("slow",),
     "test_notebook_submissions.py": ("slow",),
     "test_start_commands.py": ("slow",),
     "test_unseen_inputs.py": ("slow",),

@@ -1,5 +1,6 @@
 """What a grade looks like to people: an 80-column terminal report, a
 Markdown feedback file, and Gradescope's results.json."""
+import dataclasses
 import html
 import json
 import unicodedata
@@ -8,7 +9,7 @@ from grader import __version__
 from grader.exercises import BY_ID, IDS
 from grader.files import write_atomically
 from grader.markup import fenced
-from grader.text import count
+from grader.text import DIAGNOSIS_LABEL, NOT_IMPLEMENTED, count
 
 WIDTH = 78  # two columns short of an 80-column terminal, so nothing wraps
 
@@ -154,6 +155,24 @@ def terminal(grade, title: str = "") -> str:
         out.append("评分程序出错 / grader error:\n" + err)
     text = "\n".join(out).rstrip()
     return "\n".join(w for line in text.splitlines() for w in wrap(line)) + "\n"
+
+
+def without_hidden_inputs(grade):
+    """A copy of ``grade`` for feedback that keeps the hidden checks hidden
+    (nbgrader's, which a student reads next to the notebook): a failed hidden
+    check keeps its name, its points and the mistake it named, not its
+    feedback, which quotes the inputs it used; what the code printed is left
+    out, since it printed them too."""
+
+    def said(r) -> str:
+        lines = [f"{NOT_IMPLEMENTED.zh} / {NOT_IMPLEMENTED.en}"] if r.not_implemented else []
+        if r.diagnosis:
+            lines.append(f"{DIAGNOSIS_LABEL}{r.diagnosis.zh} / {r.diagnosis.en}")
+        lines.append("隐藏检查：它的输入只给老师看 / a hidden check: its inputs are for the teacher only")
+        return "\n".join(lines)
+
+    results = [dataclasses.replace(r, feedback=said(r)) if r.hidden and not r.passed else r for r in grade.results]
+    return dataclasses.replace(grade, results=results, outputs={})
 
 
 def notes_text(grade) -> str:

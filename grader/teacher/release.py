@@ -182,6 +182,19 @@ def _code_lines(text: str) -> list[str]:
     return out
 
 
+def _readable(name: str, data: bytes) -> str:
+    """A file's text as code is compared: a notebook's cells' sources one
+    after the other (in its JSON, each line of a cell is a quoted string)."""
+    text = data.decode("utf-8", errors="replace")
+    if name.endswith(".ipynb"):
+        try:
+            cells = json.loads(text).get("cells", [])
+            return "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells)
+        except (ValueError, AttributeError, KeyError, TypeError):
+            pass  # not a notebook after all: compared as text
+    return text
+
+
 def solution_code(project: str = PROJECT) -> list[tuple[str, str]]:
     """(exercise, code) of every solution region, as ``_code_lines`` joined."""
     out = []
@@ -226,7 +239,7 @@ def find_leaks(root: str, project: str = PROJECT) -> list[str]:
             with open(path, "rb") as f:
                 data = f.read()
             found += [f"{rel}: hidden check {h}" for h in hidden if h.encode() in data]
-            text = "\n" + "\n".join(_code_lines(data.decode("utf-8", errors="replace"))) + "\n"
+            text = "\n" + "\n".join(_code_lines(_readable(name, data))) + "\n"
             found += [f"{rel}: the solution of {ex}" for ex, code in regions if "\n" + code + "\n" in text]
     return found
 

@@ -1,5 +1,5 @@
 """The teacher's commands of ``python -m grader``: batch, report, release,
-gradescope, similar, notebooks.
+gradescope, similar, notebooks, nbgrader.
 
 ``grader.cli`` adds them where this folder is; the student edition is
 ``grader/`` without ``teacher/``, so its command line has ``grade`` only.
@@ -9,6 +9,7 @@ stays fast, and ``batch`` never loads what ``similar`` needs.
 import importlib
 
 from grader.teacher.similar import THRESHOLD, TOP
+from grader.teacher.student_readme import DOCS_URL
 
 # command -> the module whose run(args) carries it out
 MODULES = {
@@ -18,6 +19,7 @@ MODULES = {
     "gradescope": "grader.teacher.gradescope",
     "similar": "grader.teacher.similar",
     "notebooks": "grader.teacher.notebooks",
+    "nbgrader": "grader.teacher.nbgrader_course",
 }
 
 
@@ -52,6 +54,16 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
 
     n = verbs.add_parser("notebooks", help="write notebooks/<id>.ipynb from the docs pages, stubs and experiments / 生成笔记本")
     n.add_argument("--check", action="store_true", help="only check that notebooks/ is up to date (exit 1 if not)")
+
+    g = verbs.add_parser("nbgrader", help="write the unit as an nbgrader course folder (source notebooks, nbgrader_config.py) / nbgrader 课程")
+    g.add_argument("--out", required=True, metavar="COURSE", help="the course folder to write (nbgrader's CourseDirectory.root)")
+    g.add_argument("--assignment", default="attention", metavar="NAME", help="the assignment's name (default: attention)")
+    g.add_argument(
+        "--docs-url",
+        default=DOCS_URL,
+        metavar="URL",
+        help="where the course site is published, for the notebooks' links (default: docs/ beside the assignment's folder)",
+    )
 
 
 def run(args) -> int:

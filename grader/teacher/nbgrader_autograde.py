@@ -1,0 +1,90 @@
+"""``nbgrader autograde`` without a kernel: the first of the course's
+``Autograde.autograde_preprocessors`` (``nbgrader_course`` writes them into
+nbgrader_config.py), in place of nbgrader's ``Execute``.
+
+nbgrader's Execute runs the whole submitted notebook in a Jupyter kernel, as
+the teacher's user, and reads each test cell's output as its points: the
+answer cells run before the test cells, so they could read the solutions,
+rewrite the gradebook or make a test cell show full marks. ``GradeInSandbox``
+runs no cell. For each autograder test cell (grade id ``test_<id>``) it grades
+the notebook's answer cells as ``python -m grader grade`` grades the same
+notebook (grader/ipynb.py reads it; the sandboxed child runs it, with the
+public and the hidden checks), then writes the cell's output: the report,
+and the points earned as the cell's value, which nbgrader's SaveAutoGrades
+reads as partial credit. Every other code cell is left without output.
+
+The report quotes no hidden check's input (``report.without_hidden_inputs``):
+nbgrader's feedback shows it to the student.
+"""
+import atexit
+import os
+import tempfile
+
+import nbformat
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from grader.exercises import BY_ID
+
+TEST_CELL = "test_"  # an autograder test cell's grade id: test_<exercise id>
+
+_grader = None
+
+
+def shared_grader():
+    """One grader for the whole ``nbgrader autograde`` run: one zygote, and
+    one secret for the checks' inputs, so the class meets the same ones."""
+    global _grader
+    if _grader is None:
+        from grader.engine.grading import Grader
+
+        _grader = Grader(many=True)
+        atexit.register(_grader.close)
+    return _grader
+
+
+def exercise_of(cell) -> str | None:
+    """The exercise an autograder test cell grades, from its grade id (which
+    nbgrader's OverwriteCells has restored from the gradebook by now)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    grade_id = meta.get("grade_id", "")
+    if cell.get("cell_type") != "code" or not meta.get("grade") or not grade_id.startswith(TEST_CELL):
+        return None
+    exercise = grade_id[len(TEST_CELL) :]
+    return exercise if exercise in BY_ID else None
+
+
+def grade_notebook(nb, exercise: str, folder_name: str = "."):
+    """Grade ``nb``'s answer cells for ``exercise`` in the sandbox; the report
+    names the notebook as ``folder_name/<id>.ipynb``."""
+    with tempfile.TemporaryDirectory(prefix="attention-nbgrader-") as folder:
+        with open(os.path.join(folder, BY_ID[exercise].notebook), "w", encoding="utf-8") as f:
+            nbformat.write(nb, f)
+        return shared_grader().grade(folder, only=exercise, display_root=folder_name)
+
+
+def test_cell_outputs(grade, exercise: str, max_points: float) -> list:
+    """What a test cell shows: the student's report, then the points as its value."""
+    from grader.engine import report
+
+    earned, _ = grade.exercise_points(exercise)
+    return [
+        nbformat.v4.new_output("stream", name="stdout", text=report.terminal(report.without_hidden_inputs(grade))),
+        nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(min(earned, max_points)))}, execution_count=1),
+    ]
+
+
+class GradeInSandbox(NbGraderPreprocessor):
+    """Grades a submitted notebook outside any kernel; see the module's docstring."""
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        for cell in nb.cells:
+            exercise = exercise_of(cell)
+            if exercise is None:
+                continue
+            grade = grade_notebook(nb, exercise, resources.get("nbgrader", {}).get("assignment") or ".")
+            cell.outputs = test_cell_outputs(grade, exercise, float(cell.metadata.nbgrader["points"]))
+            cell.execution_count = 1
+        return nb, resources

@@ -1,0 +1,196 @@
+"""The unit as an nbgrader course (``python -m grader nbgrader``), driven by
+the real nbgrader's commands: generate_assignment, validate (in a real
+kernel), autograde, generate_feedback and export.
+
+Students hand in two of the eight notebooks (the rest are missing, which
+nbgrader scores 0): the reference, the untouched release, a catalogue
+mistake, and an answer cell that attacks the kernel it would run in.
+"""
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.exercises import BY_ID, IDS
+from grader.teacher import nbgrader_course
+from grader.teacher.release import find_leaks
+
+ROOT = Path(__file__).resolve().parent.parent
+HANDED_IN = ["ex0_weighted_sum", "ex4_masking"]
+MISTAKE = ROOT / "tests" / "catalogue" / "wrong" / "ex0_weighted_sum__float32_cast.py"
+# An answer cell that, run in a kernel, would give itself full marks and
+# leave a file behind; graded in the sandbox, it is an unfinished answer.
+ATTACK = '''import os, grader.notebook
+open(os.path.join(os.getcwd(), "the_kernel_ran_me"), "w").close()
+grader.notebook.points = lambda *args, **kwargs: 10.0
+def weighted_sum(scores, values):
+    raise NotImplementedError
+'''
+
+
+def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    # nbgrader starts its alembic script by name: the environment's bin first.
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    env.pop("PYTHONPATH", None)  # nbgrader_config.py puts the course package there
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, capture_output=True, text=True, timeout=600
+    )
+    if check:
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def answer_cell(nb: dict) -> dict:
+    return next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+
+
+def hand_in(course: Path, student: str, exercise: str, code: str | None) -> None:
+    nb = json.loads((course / "release" / "attention" / BY_ID[exercise].notebook).read_text(encoding="utf-8"))
+    if code is not None:
+        answer_cell(nb)["source"] = code.splitlines(keepends=True)
+    folder = course / "submitted" / student / "attention"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / BY_ID[exercise].notebook).write_text(json.dumps(nb), encoding="utf-8")
+
+
+def reference(exercise: str) -> str:
+    return (ROOT / "solutions" / BY_ID[exercise].filename).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    subprocess.run(
+        [sys.executable, "-m", "grader", "nbgrader", "--out", str(course)], cwd=ROOT, check=True, capture_output=True
+    )
+    nbgrader(course, "generate_assignment", "attention")
+    return course
+
+
+@pytest.fixture(scope="module")
+def graded(course):
+    """The class handed in, autograded, given feedback and exported."""
+    for ex in HANDED_IN:
+        hand_in(course, "reference", ex, reference(ex))
+        hand_in(course, "untouched", ex, None)
+    hand_in(course, "mistake", "ex0_weighted_sum", MISTAKE.read_text(encoding="utf-8"))
+    hand_in(course, "mistake", "ex4_masking", reference("ex4_masking"))
+    hand_in(course, "attacker", "ex0_weighted_sum", ATTACK)
+    nbgrader(course, "autograde", "attention")
+    nbgrader(course, "generate_feedback", "attention")
+    nbgrader(course, "export")
+    return course
+
+
+def test_source_notebooks_hold_the_reference_between_nbgraders_delimiters(course):
+    for ex in IDS:
+        nb = json.loads((course / "source" / "attention" / BY_ID[ex].notebook).read_text(encoding="utf-8"))
+        code = "".join(answer_cell(nb)["source"])
+        assert code.count("### BEGIN SOLUTION") == code.count("### END SOLUTION") >= 1
+        assert code.replace("### ", "# ") == reference(ex).rstrip("\n")
+        test = nb["cells"][-1]
+        assert test["metadata"]["nbgrader"] == {
+            "grade": True, "grade_id": f"test_{ex}", "locked": True, "points": float(BY_ID[ex].points),
+            "schema_version": 3, "solution": False, "task": False,
+        }
+        assert "### BEGIN HIDDEN TESTS\nhidden = True\n### END HIDDEN TESTS" in "".join(test["source"])
+
+
+def test_release_has_no_solution_and_no_hidden_tests(course):
+    release = course / "release" / "attention"
+    assert sorted(p.name for p in release.iterdir()) == sorted(BY_ID[ex].notebook for ex in IDS)
+    assert find_leaks(str(release)) == []
+    # The same search finds the solutions in the source notebooks: it reads notebooks.
+    assert len(find_leaks(str(course / "source"))) >= len(IDS)
+    for ex in IDS:
+        nb = json.loads((release / BY_ID[ex].notebook).read_text(encoding="utf-8"))
+        code = [line.strip() for line in "".join(answer_cell(nb)["source"]).splitlines()]
+        stub = nbgrader_course.CODE_STUB.splitlines()
+        assert any(code[i : i + len(stub)] == stub for i in range(len(code))), code
+        test = "".join(nb["cells"][-1]["source"])
+        assert "HIDDEN" not in test and "hidden = True" not in test
+        assert test.rstrip().endswith(f'points("{ex}", hidden=hidden)')
+
+
+def test_validate_runs_the_public_checks_in_a_real_kernel(course, tmp_path):
+    """The untouched release fails Validate; the reference passes it with
+    the public checks alone (a release notebook runs no hidden check)."""
+    release = course / "release" / "attention" / "ex0_weighted_sum.ipynb"
+    done = tmp_path / "ex0_weighted_sum.ipynb"
+    nb = json.loads(release.read_text(encoding="utf-8"))
+    answer_cell(nb)["source"] = reference("ex0_weighted_sum").splitlines(keepends=True)
+    done.write_text(json.dumps(nb), encoding="utf-8")
+    proc = nbgrader(course, "validate", str(release), str(done), check=False)
+    out = proc.stdout
+    # nbgrader says how each notebook went, in the order they were given.
+    assert out.count("VALIDATION FAILED ON 1 CELL(S)") == 1 and out.count("Success! Your notebook passes all the tests.") == 1, out + proc.stderr
+    assert out.index("VALIDATION FAILED") < out.index("Partial credit") < out.index("Success!")
+
+
+def grades(course: Path) -> dict:
+    rows = (course / "grades.csv").read_text(encoding="utf-8").splitlines()
+    header = rows[0].split(",")
+    return {r["student_id"]: float(r["raw_score"]) for r in (dict(zip(header, row.split(","))) for row in rows[1:])}
+
+
+def graded_by_grader(folder: Path, *only: str) -> float:
+    out = folder / "results.json"
+    subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(folder), "--json", str(out), *only], cwd=ROOT, capture_output=True, timeout=600
+    )
+    return json.loads(out.read_text(encoding="utf-8"))["score"]
+
+
+def test_autograde_scores_what_the_grader_gives_the_same_notebooks(graded, tmp_path):
+    got = grades(graded)
+    full = sum(BY_ID[ex].points for ex in HANDED_IN)
+    assert got["reference"] == full
+    assert got["untouched"] == 0
+    assert got["attacker"] == 0
+    assert 0 < got["mistake"] < full
+    for student in ("reference", "mistake"):
+        copy = tmp_path / student
+        copy.mkdir()
+        for nb in (graded / "submitted" / student / "attention").glob("*.ipynb"):
+            (copy / nb.name).write_bytes(nb.read_bytes())
+        assert got[student] == graded_by_grader(copy), student
+
+
+def test_autograde_runs_no_answer_cell_in_a_kernel(graded):
+    assert not list(graded.rglob("the_kernel_ran_me"))
+    nb = json.loads((graded / "autograded" / "attacker" / "attention" / "ex0_weighted_sum.ipynb").read_text(encoding="utf-8"))
+    assert all(not c.get("outputs") for c in nb["cells"][:-1] if c["cell_type"] == "code")
+    value = nb["cells"][-1]["outputs"][-1]
+    assert value["output_type"] == "execute_result" and "".join(value["data"]["text/plain"]) == "0.0"
+
+
+def _text(path: Path) -> str:
+    """An HTML page's text, as a reader sees it."""
+    page = re.sub(r"(?s)<(script|style).*?</\1>", "", path.read_text(encoding="utf-8"))
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_feedback_shows_the_report_and_no_hidden_input(graded, tmp_path):
+    page = _text(graded / "feedback" / "mistake" / "attention" / "ex0_weighted_sum.html")
+    assert "8 / 10" in page and "float64 进，float64 出" in page  # the report, with the public check's feedback
+    assert "HIDDEN TESTS" not in page and "hidden = True" not in page
+    # The teacher's report of the same notebook quotes what the hidden checks
+    # tried; the student's feedback says that they failed, not on what.
+    copy = tmp_path / "mistake"
+    copy.mkdir()
+    (copy / "ex0_weighted_sum.ipynb").write_bytes(
+        (graded / "submitted" / "mistake" / "attention" / "ex0_weighted_sum.ipynb").read_bytes()
+    )
+    graded_by_grader(copy, "--only", "ex0_weighted_sum")
+    results = json.loads((copy / "results.json").read_text(encoding="utf-8"))
+    hidden = [t for t in results["tests"] if "hidden" in t["tags"] and t["status"] != "passed"]
+    assert hidden, "the mistake fails a hidden check"
+    for t in hidden:
+        tested = next(line for line in t["output"].splitlines() if line.strip().startswith("测试 / tested:"))
+        assert tested.strip() not in page
+        assert t["name"].split(": ", 1)[-1].split(" / ")[0] in page
