@@ -18,6 +18,7 @@ Markers (``tox -e test-fast`` leaves out every test marked with one):
 MARKS = {
     "test_attacks.py": ("slow", "sandbox"),
     "test_batch.py": ("slow", "sandbox"),
+    "test_batch_db.py": ("slow",),
     "test_catalogue.py": ("slow",),
     "test_class_report.py": ("browser",),
     "test_clean_start.py": ("sandbox",),

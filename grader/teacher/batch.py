@@ -6,7 +6,9 @@ them out one at a time to N worker processes (``batch_workers``) and writes
 what comes back (``batch_output``): results.json and feedback.md per
 student, and grades.csv. A process of its own writes nbgrader's
 ``gradebook.db`` (``gradebook``), so nbgrader's slow import overlaps the
-grading; the progress line is ``progress``'s.
+grading; the progress line is ``progress``'s. With ``--db`` the grades go
+into the course's own nbgrader gradebook instead (an SQLite file or any
+SQLAlchemy URL), beside its other assignments.
 
 An id refused for sharing its folder with another (``Entry.same_as``) gets
 its row and nothing else under OUT.
@@ -31,7 +33,7 @@ from grader.teacher import intake
 from grader.teacher.batch_output import GRADES, BatchOutput, ungradable_markdown
 from grader.teacher.batch_workers import Worker
 from grader.teacher.class_files import ClassFiles
-from grader.teacher.gradebook import GradebookLink
+from grader.teacher.gradebook import GradebookLink, db_name
 from grader.teacher.progress import Progress
 from grader.text import count
 
@@ -72,6 +74,12 @@ def run(args) -> int:
         return _usage(f"--jobs 至少为 1 / --jobs must be at least 1 (got {jobs})")
     if args.threshold is not None and not 0 <= args.threshold <= 1:
         return _usage(f"--threshold 应在 0 到 1 之间 / --threshold must be between 0 and 1 (got {args.threshold:g})")
+    db = getattr(args, "db", None)
+    if db is not None and "://" not in db and not os.path.isfile(db):
+        return _usage(
+            f"找不到成绩册 / no such gradebook: {db} "
+            "(--db 把成绩加进已有的成绩册；不加 --db 时写 OUT/gradebook.db / --db adds to an existing gradebook; without it the batch writes OUT/gradebook.db)"
+        )
     out = os.path.abspath(args.out)
     sandbox = getattr(args, "sandbox", "auto")
     try:
@@ -147,7 +155,9 @@ class _Batch:
                 skipped.append((e, stored))
             else:
                 to_grade.append(e)
-        self.gradebook = GradebookLink(os.path.join(self.out, GRADEBOOK), self.args.assignment, [self.lock])
+        db = getattr(self.args, "db", None)
+        self.gradebook_name = db_name(db) if db else os.path.join(self.args.out, GRADEBOOK)
+        self.gradebook = GradebookLink(db or os.path.join(self.out, GRADEBOOK), self.args.assignment, [self.lock], existing=db is not None)
         if not self.args.no_report:
             # At work while the class is graded: see class_files.
             self.class_files = ClassFiles(entries, self.out, [self.lock] + ([self.gradebook.conn] if self.gradebook.conn else []), self.args.threshold)
@@ -190,7 +200,7 @@ class _Batch:
             self.gradebook.finish()
             signal.signal(signal.SIGTERM, old_term)
         if self.gradebook.error:
-            _err(f"gradebook.db 未写入 / not written: {self.gradebook.error}")
+            _err(f"成绩册未写入 / gradebook not written ({self.gradebook_name}): {self.gradebook.error}")
         if interrupted:
             if self.class_files is not None:
                 self.class_files.stop()  # no report of half a class
@@ -199,13 +209,15 @@ class _Batch:
                 f"{len(to_grade) - self.graded} 名未评分 / not graded yet: 再次运行同一命令继续 / run the same command again to grade the rest"
             )
             return 130
-        written = [GRADES] + ([] if self.gradebook.error else [GRADEBOOK]) + self._class_files()
+        written = [os.path.join(self.args.out, name) for name in [GRADES, *self._class_files()]]
+        if not self.gradebook.error:
+            written.insert(1, self.gradebook_name)
         print(
             f"完成 / done: {len(entries)} 名学生 / students: 评分 / graded {self.graded}, 跳过 / skipped {len(skipped)}, "
             f"无法评分 / not graded {len(ungradable) + self.failed}; {time.monotonic() - start:.1f} s"
             + (f" (班级报告 / class report {self.report_seconds:.1f} s)" if self.report_seconds is not None else "")
             + " → "
-            + ", ".join(os.path.join(self.args.out, name) for name in written),
+            + ", ".join(written),
             flush=True,
         )
         return code

@@ -1,5 +1,7 @@
 """The batch's nbgrader gradebook: ``OUT/gradebook.db``, an SQLite database
-that nbgrader's own tools read (``nbgrader export``, the formgrader).
+that nbgrader's own tools read (``nbgrader export``, the formgrader), or with
+``batch --db`` the course's own gradebook (an SQLite file, or PostgreSQL as
+JupyterHub deployments have it), where other assignments are.
 
 Layout: one assignment (``--assignment``, default ``attention``) with one
 notebook (``exercises``) holding one autograded grade cell per exercise, whose
@@ -7,7 +9,10 @@ max score is that exercise's points in ``grader/exercises.py`` (all cells exist
 before the first submission); one student per submission and, for each
 graded student, a submission whose grades carry the grader's points as
 ``auto_score``. Every write is an update in place: running the batch again
-never adds a second row for anything.
+never adds a second row for anything. Nothing is written outside this
+assignment: other assignments, and the students' names and emails, stay as
+they were. An assignment of that name that nbgrader's own commands made (its
+notebooks are not ``exercises``) is refused, not mixed with this layout.
 
 nbgrader is imported only here (importing it costs seconds), and only in the
 process that writes the gradebook (``serve``), so its import overlaps the
@@ -62,12 +67,31 @@ def _version_in_process(api) -> None:
     api.get_alembic_version = head
 
 
-def db_url(path: str) -> str:
-    return "sqlite:///" + os.path.abspath(path)
+def db_url(target: str) -> str:
+    """An SQLAlchemy URL: ``target`` itself, or the SQLite file at that path."""
+    return target if "://" in target else "sqlite:///" + os.path.abspath(target)
+
+
+def db_name(target: str) -> str:
+    """``target`` as the batch may print it: a URL without its password."""
+    if "://" not in target:
+        return target
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(target).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy reads: the writer will say so
+        return target.split("://", 1)[0] + "://..."
+
+
+class AssignmentTaken(Exception):
+    pass
 
 
 class GradebookWriter:
-    def __init__(self, path: str, assignment: str):
+    def __init__(self, path: str, assignment: str, existing: bool = False):
+        """``path``: the batch's own gradebook, made here if missing; with
+        ``existing``, a gradebook (path or URL) the course already has."""
         # nbgrader runs its ``alembic`` script by name when it creates a
         # database: find it beside this interpreter even outside an activated
         # environment.
@@ -78,7 +102,7 @@ class GradebookWriter:
         from nbgrader.api import Gradebook
 
         _version_in_process(nbgrader.api)
-        if not os.path.exists(path):
+        if not existing and not os.path.exists(path):
             # nbgrader makes a new database in steps (tables, then its
             # version): make it beside the real name and rename it, so a
             # batch killed meanwhile never leaves half a gradebook.
@@ -93,6 +117,13 @@ class GradebookWriter:
                     os.unlink(tmp)
         self.gb = Gradebook(db_url(path))
         self.assignment = assignment
+        other = self._notebooks_of(assignment) - {NOTEBOOK}
+        if other:
+            raise AssignmentTaken(
+                f"成绩册里的作业 {assignment} 是 nbgrader 自己的（笔记本 {', '.join(sorted(other))}）：请用 --assignment 换个名字\n"
+                f"the gradebook's assignment {assignment} is nbgrader's own (notebooks {', '.join(sorted(other))}): "
+                "choose another name with --assignment"
+            )
         self.gb.update_or_create_assignment(assignment)
         self.gb.update_or_create_notebook(NOTEBOOK, assignment)
         # One grade cell per exercise, registered before any submission is
@@ -100,6 +131,14 @@ class GradebookWriter:
         # exists at that moment); an older gradebook's cells are updated.
         for e in EXERCISES:
             self.gb.update_or_create_grade_cell(e.id, NOTEBOOK, assignment, max_score=float(e.points), cell_type="code")
+
+    def _notebooks_of(self, assignment: str) -> set[str]:
+        from nbgrader.api import MissingEntry
+
+        try:
+            return {nb.name for nb in self.gb.find_assignment(assignment).notebooks}
+        except MissingEntry:
+            return set()
 
     def record(self, student_id: str, points: dict[str, float] | None, timestamp: str | None = None) -> None:
         """Create or update ``student_id`` and, when ``points`` is given
@@ -140,7 +179,7 @@ class GradebookWriter:
         self.gb.close()
 
 
-def serve(conn, path: str, assignment: str) -> None:
+def serve(conn, path: str, assignment: str, existing: bool = False) -> None:
     """The gradebook process: receive ``("student", id, points, timestamp)``
     messages until ``("done",)``, then answer ``("ok", n)`` or
     ``("error", text)``. It ignores Ctrl-C: the batch tells it when to stop,
@@ -152,7 +191,9 @@ def serve(conn, path: str, assignment: str) -> None:
     warnings.simplefilter("ignore")  # SQLAlchemy's warnings about nbgrader's own code
     writer, error, count = None, None, 0
     try:
-        writer = GradebookWriter(path, assignment)
+        writer = GradebookWriter(path, assignment, existing)
+    except AssignmentTaken as exc:
+        error = str(exc)
     except Exception:  # noqa: BLE001 - reported to the batch, which goes on without a gradebook
         error = traceback.format_exc(limit=3)
     while True:
@@ -220,26 +261,26 @@ def _light_import() -> None:
     sys.modules["nbgrader"] = package
 
 
-def _process_main(conn, path: str, assignment: str, inherited) -> None:
+def _process_main(conn, path: str, assignment: str, existing: bool, inherited) -> None:
     for c in inherited:
         c.close()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _light_import()
-    serve(conn, path, assignment)
+    serve(conn, path, assignment, existing)
 
 
 class GradebookLink:
     """The batch's end of the gradebook process (``serve``); does nothing
     when nbgrader is not installed."""
 
-    def __init__(self, path: str, assignment: str, inherited):
+    def __init__(self, path: str, assignment: str, inherited, existing: bool = False):
         self.conn = self.proc = None
         self.error = None
         if not available():
             self.error = "nbgrader 未安装 / nbgrader is not installed (tox -e teacher installs it)"
             return
         self.conn, child = _CTX.Pipe()
-        self.proc = _CTX.Process(target=_process_main, args=(child, path, assignment, [self.conn, *inherited]), daemon=True)
+        self.proc = _CTX.Process(target=_process_main, args=(child, path, assignment, existing, [self.conn, *inherited]), daemon=True)
         self.proc.start()
         child.close()
 

@@ -30,6 +30,12 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
     b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
     b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
+    b.add_argument(
+        "--db",
+        metavar="URL",
+        help="add the grades to this existing nbgrader gradebook (an SQLite file, or an SQLAlchemy URL such as "
+        "postgresql+psycopg://user@host/db) instead of writing OUT/gradebook.db; its other assignments are left as they are",
+    )
     b.add_argument("--force", action="store_true", help="regrade students already graded in OUT")
     b.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help=sandbox_help)
     b.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=seed_help)
