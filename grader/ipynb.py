@@ -26,6 +26,7 @@ read, so grading ``.py`` files costs nothing more.
 import io
 import json
 import re
+import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -68,6 +69,15 @@ class Code:
         if cell == 0:
             return Text(f"{self.display_name} 第 {n} 行", f"{self.display_name}, line {n}")
         return Text(f"{self.display_name} 第 {cell} 个单元格第 {line} 行", f"{self.display_name}, cell {cell}, line {line}")
+
+
+def without_iri_parser() -> None:
+    """Call before importing nbformat. Its validator, jsonschema, builds an
+    Earley parser for IRIs on import when ``rfc3987_syntax`` is installed
+    (nbgrader's dependencies bring it): 2 to 6 s, most of nbformat's import,
+    for a format check that validating a notebook never makes. The module is
+    marked absent, as jsonschema expects where it is not installed."""
+    sys.modules.setdefault("rfc3987_syntax", None)
 
 
 def read(data: bytes, display_name: str, exercise_id: str) -> Code:
@@ -137,6 +147,7 @@ def _parse(data: bytes, display_name: str) -> dict:
                 f"{display_name} is not an nbformat 4 notebook ({found.en}): save it again with Jupyter (any version since 4.0)",
             )
         )
+    without_iri_parser()
     import nbformat  # only here: grading .py files never pays for its import
 
     checked = dict(notebook)

@@ -91,7 +91,11 @@ ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks"
 ATTACKS = sorted(name[: -len(".py")] for name in os.listdir(ATTACKS_DIR) if name.endswith(".py") and "__" in name)
 
 MODES = ("off", "sandbox")
-MODE_OPTIONS = {"off": ("--sandbox", "off"), "sandbox": ("--sandbox", "require")}
+# Each attack again as a notebook's answer cell (<id>.ipynb, no .py), in the
+# sandbox: a notebook gets nothing a .py would not.
+NOTEBOOK = "notebook"
+ATTACK_MODES = MODES + (NOTEBOOK,)
+MODE_OPTIONS = {"off": ("--sandbox", "off"), "sandbox": ("--sandbox", "require"), NOTEBOOK: ("--sandbox", "require")}
 SANDBOX = sandbox_mod.available()
 NO_SANDBOX = "no sandbox can be made here (bubblewrap and user namespaces); CI installs bubblewrap"
 
@@ -371,18 +375,21 @@ def feedback_words(attack: str, mode: str) -> list:
 
 
 def _skip_reason(mode: str, attack: str | None = None) -> str | None:
-    if mode == "sandbox" and not SANDBOX:
+    if mode in ("sandbox", NOTEBOOK) and not SANDBOX:
         return NO_SANDBOX
     if mode == "off" and attack in NOT_WITHOUT_SANDBOX:
         return "--sandbox off: " + SANDBOX_ONLY[attack]
     return None
 
 
-def mode_params(attacks=None) -> list:
-    """pytest params (mode, attack) or (mode,), with ids like ``off-ATTACK``."""
+def mode_params(attacks=None, modes=MODES) -> list:
+    """pytest params (mode, attack) or (mode,), with ids like ``off-ATTACK``.
+    The SLOW attacks, which wait out the child's time limits, are not run as
+    notebooks: how the answer was handed in changes nothing of what its code
+    does once running, and the waits are most of the catalogue's time."""
     out = []
     for attack in attacks if attacks is not None else [None]:
-        for mode in MODES:
+        for mode in (m for m in modes if not (m == NOTEBOOK and attack in SLOW)):
             reason = _skip_reason(mode, attack)
             marks = [pytest.mark.skip(reason=reason)] if reason else []
             values = (mode,) if attack is None else (mode, attack)
@@ -535,6 +542,19 @@ class Outcome:
         return sorted(k for k in keys if self.project_before.get(k) != self.project_after.get(k))
 
 
+def as_notebook(source: bytes, exercise: str) -> bytes:
+    """A notebook whose answer cell is ``source``; bytes that are not UTF-8
+    go into its JSON as they are (a notebook that is not valid text)."""
+    cell = {"cell_type": "code", "execution_count": None, "id": "answer", "metadata": {"exercise": exercise}, "outputs": []}
+    nb = {"cells": [dict(cell, source="@SOURCE@")], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    head, tail = json.dumps(nb).encode().split(b'"@SOURCE@"')
+    try:
+        text = json.dumps(source.decode("utf-8")).encode()
+    except UnicodeDecodeError:
+        text = b'"' + source.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") + b'"'
+    return head + text + tail
+
+
 def attack_source(attack: str, tag: str, attack_dir: str, port: int) -> bytes:
     with open(os.path.join(ATTACKS_DIR, attack + ".py"), "rb") as f:
         source = f.read()
@@ -582,16 +602,20 @@ def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarte
     folder = make_submission(os.path.join(attack_dir, "submission"), base=os.path.join(project, "solutions"))
     target = os.path.join(folder, exercise + ".py")
     os.remove(target)
+    if mode == NOTEBOOK:
+        target = os.path.join(folder, exercise + ".ipynb")
     if attack in SYMLINKED:
         os.symlink(solution, target)
     elif attack in HARDLINKED:
         os.link(solution, target)
     else:
+        source = attack_source(attack, tag, attack_dir, port)
         with open(target, "wb") as f:
-            f.write(attack_source(attack, tag, attack_dir, port))
+            f.write(as_notebook(source, exercise) if mode == NOTEBOOK else source)
     before, project_before = snapshot(folder), snapshot(project)
     json_path = folder + "-results.json"
-    args = ["grade", folder, "--json", json_path, *MODE_OPTIONS[mode]] + ([] if attack in FULL_RUNS else ["--only", exercise])
+    full = attack in FULL_RUNS and mode != NOTEBOOK  # what a notebook does to the others, the .py's run shows
+    args = ["grade", folder, "--json", json_path, *MODE_OPTIONS[mode]] + ([] if full else ["--only", exercise])
     env = {**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE}
     start = time.monotonic()
     try:
@@ -652,8 +676,8 @@ def selected_pairs(items) -> list[tuple[str, str]]:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if item.path.name == os.path.basename(__file__) and "attack" in params and item.get_closest_marker("skip") is None:
             selected.add((params["mode"], params["attack"]))
-    order = [(m, a) for a in SLOW for m in MODES if (m, a) in selected]
-    order += [(m, a) for a in ATTACKS for m in MODES if (m, a) in selected and a not in SLOW]
+    order = [(m, a) for a in SLOW for m in ATTACK_MODES if (m, a) in selected]
+    order += [(m, a) for a in ATTACKS for m in ATTACK_MODES if (m, a) in selected and a not in SLOW]
     return [(m, a) for m, a in order if has_checks(exercise_of(a))]
 
 
@@ -708,7 +732,7 @@ def outcomes(tmp_path_factory, request):
     catalogue.close()
 
 
-@pytest.mark.parametrize(("mode", "attack"), mode_params(ATTACKS))
+@pytest.mark.parametrize(("mode", "attack"), mode_params(ATTACKS, ATTACK_MODES))
 def test_attack(mode, attack, outcomes, full_marks):
     exercise = exercise_of(attack)
     out = outcomes(mode, attack)
@@ -737,12 +761,17 @@ def test_attack(mode, attack, outcomes, full_marks):
     points = points_by_exercise(out.results)
 
     # (2) the attacked exercise earns what it honestly earns, and says why not more
-    want = expected_points(attack, mode)
+    want = expected_points(attack, "sandbox" if mode == NOTEBOOK else mode)
     want = full_marks[exercise] if want == FULL else want
-    assert points[exercise] == want, _summary(out, exercise)
     tests = [t for t in out.results["tests"] if t["tags"][0] == exercise]
     assert tests, "the attacked exercise was not graded"
-    if want == 0:
+    if mode == NOTEBOOK:
+        # Nothing more than the same .py earns in the sandbox (a notebook may
+        # earn less: one that is not UTF-8, or the solution linked as one).
+        assert points[exercise] <= want, _summary(out, exercise)
+    else:
+        assert points[exercise] == want, _summary(out, exercise)
+    if want == 0 and mode != NOTEBOOK:
         fill = {"file": os.path.join(out.folder, exercise + ".py"), "line": _syntax_error_line(attack)}
         for t in tests:
             assert t["status"] == "failed"
@@ -751,7 +780,7 @@ def test_attack(mode, attack, outcomes, full_marks):
                 assert any(w in t["output"] for w in options), f"{t['name']}: {options!r} not in feedback:\n{t['output']}"
 
     # (3) the other exercises lose nothing
-    if attack in FULL_RUNS:
+    if attack in FULL_RUNS and mode != NOTEBOOK:
         for ex in IDS:
             if ex != exercise:
                 assert points[ex] == full_marks[ex], f"{ex}: {points[ex]} of {full_marks[ex]}\n" + _summary(out, ex)

@@ -136,10 +136,6 @@ def added_beside_week1(db: str, klass, tmp) -> None:
     assert export(url, tmp) == got
 
 
-def test_sqlite_gradebook(klass, tmp_path):
-    added_beside_week1(str(tmp_path / "gradebook.db"), klass, tmp_path)  # a path is an SQLite file
-
-
 def test_a_missing_gradebook_file_is_a_usage_error(klass, tmp_path):
     proc = run_batch(klass, tmp_path / "out", "--db", str(tmp_path / "typo.db"), tmp=tmp_path / "t")
     assert proc.returncode == 2
@@ -197,3 +193,9 @@ def postgres():
 
 def test_postgresql_gradebook(postgres, klass, tmp_path):
     added_beside_week1(postgres, klass, tmp_path)
+
+
+def test_sqlite_gradebook_by_its_path(klass, tmp_path):
+    """(The README's own batch --db, into the gradebook nbgrader autograde
+    wrote, is test_nbgrader_course's.)"""
+    added_beside_week1(str(tmp_path / "gradebook.db"), klass, tmp_path)

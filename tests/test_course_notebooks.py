@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT, SOLUTIONS
 from grader.exercises import BY_ID, IDS
 from grader.teacher import notebooks
+from readme_sections import blocks, commands
 
 NOTEBOOKS = Path(ROOT, "notebooks")
 
@@ -154,3 +155,20 @@ def test_the_html_report_escapes_what_the_student_wrote():
     shown = to_html(results, "", ["<b>warn</b>"])
     assert "<script>" not in shown and "&lt;script&gt;" in shown and "<b>warn" not in shown
     assert json.dumps(results)  # unchanged, plain data
+
+
+def test_the_readmes_students_in_jupyter_commands(tmp_path, course_on_path):
+    """The section's shell command is tox -e lab (test_lab.py starts it from
+    tox.ini); its Python block, run in a kernel beside a finished ex0
+    notebook, grades it and then the whole folder."""
+    assert [c for b in blocks("Students in Jupyter", "bash") for c in commands(b)] == [["tox", "-e", "lab"]]
+    with_answer("ex0_weighted_sum", Path(SOLUTIONS, "ex0_weighted_sum.py").read_text(encoding="utf-8"), tmp_path)
+    (code,) = blocks("Students in Jupyter", "python")
+    lines = code.strip().splitlines()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(line) for line in lines])
+    nbformat.write(nb, tmp_path / "readme.ipynb")
+    ran = run_in_kernel(tmp_path / "readme.ipynb")
+    one, every = html_of(ran.cells[1]), html_of(ran.cells[2])
+    points = BY_ID["ex0_weighted_sum"].points
+    assert f"<th>{points} / {points}</th>" in one
+    assert all(ex in every for ex in IDS) and f"{points} / {points}</td>" in every

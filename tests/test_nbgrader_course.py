@@ -6,17 +6,20 @@ Students hand in two of the eight notebooks (the rest are missing, which
 nbgrader scores 0): the reference, the untouched release, a catalogue
 mistake, and an answer cell that attacks the kernel it would run in.
 """
+import csv
 import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from grader.exercises import BY_ID, IDS
+from grader.exercises import BY_ID, IDS, TOTAL
+from readme_sections import Shell, blocks, commands
 from grader.teacher import nbgrader_course
 from grader.teacher.release import find_leaks
 
@@ -63,27 +66,36 @@ def reference(exercise: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    course = tmp_path_factory.mktemp("course")
-    subprocess.run(
-        [sys.executable, "-m", "grader", "nbgrader", "--out", str(course)], cwd=ROOT, check=True, capture_output=True
-    )
-    nbgrader(course, "generate_assignment", "attention")
-    return course
+def project(tmp_path_factory):
+    """Where the README's teacher runs its commands: examples/ as in the
+    project (the grader itself is imported from it, as tox -e teacher does)."""
+    here = tmp_path_factory.mktemp("project")
+    shutil.copytree(ROOT / "examples" / "submissions", here / "examples" / "submissions")
+    shell = Shell(here)
+    steps = commands(blocks("Teachers with nbgrader", "bash")[0])
+    autograde = steps.index(["nbgrader", "autograde", "attention"])
+    for argv in steps[:autograde]:
+        shell.run(argv)
+    return {"shell": shell, "rest": steps[autograde:], "course": here / "course"}
 
 
 @pytest.fixture(scope="module")
-def graded(course):
-    """The class handed in, autograded, given feedback and exported."""
+def course(project):
+    """The course folder after the README's commands up to autograde."""
+    return project["course"]
+
+
+@pytest.fixture(scope="module")
+def graded(project, course):
+    """The class handed in; then the README's autograde, feedback and export."""
     for ex in HANDED_IN:
         hand_in(course, "reference", ex, reference(ex))
         hand_in(course, "untouched", ex, None)
     hand_in(course, "mistake", "ex0_weighted_sum", MISTAKE.read_text(encoding="utf-8"))
     hand_in(course, "mistake", "ex4_masking", reference("ex4_masking"))
     hand_in(course, "attacker", "ex0_weighted_sum", ATTACK)
-    nbgrader(course, "autograde", "attention")
-    nbgrader(course, "generate_feedback", "attention")
-    nbgrader(course, "export")
+    for argv in project["rest"]:
+        project["shell"].run(argv)
     return course
 
 
@@ -133,9 +145,13 @@ def test_validate_runs_the_public_checks_in_a_real_kernel(course, tmp_path):
 
 
 def grades(course: Path) -> dict:
-    rows = (course / "grades.csv").read_text(encoding="utf-8").splitlines()
-    header = rows[0].split(",")
-    return {r["student_id"]: float(r["raw_score"]) for r in (dict(zip(header, row.split(","))) for row in rows[1:])}
+    """nbgrader export's grades.csv: student -> raw score."""
+    return grades_of(course / "grades.csv", "attention")
+
+
+def grades_of(path: Path, assignment: str) -> dict:
+    with open(path, encoding="utf-8", newline="") as f:
+        return {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(f) if r["assignment"] == assignment}
 
 
 def graded_by_grader(folder: Path, *only: str) -> float:
@@ -194,3 +210,26 @@ def test_feedback_shows_the_report_and_no_hidden_input(graded, tmp_path):
         tested = next(line for line in t["output"].splitlines() if line.strip().startswith("测试 / tested:"))
         assert tested.strip() not in page
         assert t["name"].split(": ", 1)[-1].split(" / ")[0] in page
+
+
+def test_the_readme_batch_adds_a_class_beside_nbgraders_assignment(project, graded, tmp_path):
+    """The README's second block: batch --db into the gradebook nbgrader
+    autograde wrote, whose rows all stay as they were."""
+    from test_batch_db import rows
+
+    url = f"sqlite:///{graded / 'gradebook.db'}"
+    before = rows(url)
+    for argv in commands(blocks("Teachers with nbgrader", "bash")[1]):
+        project["shell"].run(argv)
+    after = rows(url)
+    for table, old in before.items():
+        assert old <= after[table], f"{table}: a row of nbgrader's gradebook changed"
+    nbgrader(graded, "export", "--to", str(tmp_path / "both.csv"))
+    exported = (tmp_path / "both.csv").read_text(encoding="utf-8")
+    assert "\nattention,," in exported and "\nattention-files,," in exported
+    # nbgrader lists every student under every assignment: the class's under
+    # attention with 0, the notebooks' students under attention-files with 0.
+    autograded, both = grades(graded), grades_of(tmp_path / "both.csv", "attention")
+    assert {s: both[s] for s in autograded} == autograded
+    files = grades_of(tmp_path / "both.csv", "attention-files")
+    assert files["anna"] == TOTAL and files["reference"] == 0

@@ -3,7 +3,8 @@
 The attack catalogue starts about 150 graders, and each spends two seconds
 of processor time importing torch before it reads its arguments: most of
 what a grading costs. A ``WarmStarter`` is one interpreter (the server)
-that imports torch and nothing of the project, then forks a grader per
+that imports torch (and nbformat, which grading a notebook imports) and
+nothing of the project, then forks a grader per
 request. The fork runs the command line exactly as ``python -m grader``
 does (``runpy``, ``__main__``) with the request's arguments, working
 folder, environment, import path and standard streams, in a session of
@@ -47,6 +48,7 @@ import time
 _SERVER = r"""
 import ctypes, json, os, runpy, select, socket, sys
 import torch  # the point of it all
+import nbformat  # what grading a notebook imports (the attack catalogue's notebook runs): also third-party
 
 os.nice(int(sys.argv[2]))
 # A subreaper: what a program leaves behind comes here, not to init (and is reaped below).

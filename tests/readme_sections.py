@@ -1,0 +1,60 @@
+"""The code blocks of one README.md section, for the tests that run them as
+written (test_course_notebooks: "Students in Jupyter"; test_nbgrader_course:
+"Teachers with nbgrader")."""
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def blocks(title: str, language: str) -> list[str]:
+    """The ``language`` code blocks of the README section whose heading ends with ``title``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    heading = re.search(rf"^(#+) .*{re.escape(title)}\n", text, re.MULTILINE)
+    assert heading, f"README.md has no section {title!r}"
+    level = len(heading.group(1))
+    end = re.compile(rf"^#{{1,{level}}} ", re.MULTILINE).search(text, heading.end())
+    body = text[heading.end() : end.start() if end else len(text)]
+    return [code for lang, code in _FENCE.findall(body) if lang == language]
+
+
+def commands(block: str) -> list[list[str]]:
+    """A shell block's commands, comments dropped."""
+    return [argv for argv in (shlex.split(line, comments=True) for line in block.splitlines()) if argv]
+
+
+class Shell:
+    """Runs a README's teacher commands as written, with this interpreter:
+    ``tox -e teacher -- ARGS`` is ``python -m grader ARGS`` (tox.ini's
+    teacher command), ``source .tox/teacher/bin/activate`` puts this
+    interpreter's folder first on PATH, ``cd`` moves, and ``nbgrader ARGS``
+    is this interpreter's nbgrader. Any other command fails the test, so a
+    command added to the README cannot go untested."""
+
+    def __init__(self, cwd: Path):
+        self.cwd = cwd
+        self.env = dict(os.environ)
+        self.env.pop("PYTHONPATH", None)
+
+    def run(self, argv: list[str]) -> subprocess.CompletedProcess | None:
+        if argv[:4] == ["tox", "-e", "teacher", "--"]:
+            return self._run([sys.executable, "-m", "grader", *argv[4:]], PYTHONPATH=str(ROOT))  # tox.ini's set_env
+        if argv == ["source", ".tox/teacher/bin/activate"]:
+            self.env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + self.env.get("PATH", "")
+            return None  # an activated environment sets no PYTHONPATH: nbgrader_config.py does
+        if argv[0] == "cd" and len(argv) == 2:
+            self.cwd = self.cwd / argv[1]
+            return None
+        if argv[0] == "nbgrader":
+            return self._run([sys.executable, "-m", "nbgrader", *argv[1:]])
+        raise AssertionError(f"README command the test cannot run: {shlex.join(argv)}")
+
+    def _run(self, argv: list[str], **env: str) -> subprocess.CompletedProcess:
+        proc = subprocess.run(argv, cwd=self.cwd, env={**self.env, **env}, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, f"{shlex.join(argv)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        return proc
