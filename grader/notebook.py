@@ -85,9 +85,9 @@ def check_all(folder: str | None = None) -> Report:
 # Said by a test cell that nbgrader autograde ran in a kernel: the points
 # come from grader.teacher.nbgrader_autograde, which grades outside any kernel.
 NOT_IN_A_KERNEL = (
-    "自动评分不在内核里进行：分数由 nbgrader_config.py 里的 grader.teacher.nbgrader_autograde 给出；"
+    "自动评分不在内核里进行：分数由 nbgrader_config.py 里的 grader.teacher.nbgrader_autograde.GradeInSandbox 给出；"
     "没有它，这个单元格得 0 分。\n"
-    "Autograding does not happen in a kernel: the points come from grader.teacher.nbgrader_autograde, "
+    "Autograding does not happen in a kernel: the points come from grader.teacher.nbgrader_autograde.GradeInSandbox, "
     "set in nbgrader_config.py; without it this cell scores 0."
 )
 

@@ -131,17 +131,31 @@ def test_release_has_no_solution_and_no_hidden_tests(course):
 
 def test_validate_runs_the_public_checks_in_a_real_kernel(course, tmp_path):
     """The untouched release fails Validate; the reference passes it with
-    the public checks alone (a release notebook runs no hidden check)."""
+    the public checks alone (a release notebook runs no hidden check); the
+    teacher's source notebook passes it with every check."""
     release = course / "release" / "attention" / "ex0_weighted_sum.ipynb"
+    source = course / "source" / "attention" / "ex0_weighted_sum.ipynb"
     done = tmp_path / "ex0_weighted_sum.ipynb"
     nb = json.loads(release.read_text(encoding="utf-8"))
     answer_cell(nb)["source"] = reference("ex0_weighted_sum").splitlines(keepends=True)
     done.write_text(json.dumps(nb), encoding="utf-8")
-    proc = nbgrader(course, "validate", str(release), str(done), check=False)
+    proc = nbgrader(course, "validate", str(release), str(done), str(source), check=False)
     out = proc.stdout
     # nbgrader says how each notebook went, in the order they were given.
-    assert out.count("VALIDATION FAILED ON 1 CELL(S)") == 1 and out.count("Success! Your notebook passes all the tests.") == 1, out + proc.stderr
+    assert out.count("VALIDATION FAILED ON 1 CELL(S)") == 1, out + proc.stderr
+    assert out.count("Success! Your notebook passes all the tests.") == 2, out + proc.stderr
     assert out.index("VALIDATION FAILED") < out.index("Partial credit") < out.index("Success!")
+
+
+def test_a_test_cell_run_by_autograde_in_a_kernel_scores_0(monkeypatch, capsys):
+    """Should nbgrader_config.py lose GradeInSandbox, nbgrader's Execute runs
+    the test cell in the kernel, after the answer cell: it then grades
+    nothing and says why, rather than return what a kernel could fake."""
+    from grader import notebook
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert notebook.points("ex0_weighted_sum", hidden=True) == 0.0
+    assert "GradeInSandbox" in capsys.readouterr().out
 
 
 def grades(course: Path) -> dict:

@@ -180,7 +180,7 @@ def notes_text(grade) -> str:
     a .py and a notebook was graded, a notebook's answer cells, IPython lines
     made comments): "" when there is nothing to say."""
     lines = []
-    for ex, notes in getattr(grade, "notes", {}).items():
+    for ex, notes in grade.notes.items():
         for note in notes:
             lines += [f"注意 / note ({ex}):", _indent(str(note))]
     return "\n".join(lines)
