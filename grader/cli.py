@@ -31,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="only the public checks, as a student's copy has them (an nbgrader notebook's Validate)",
     )
+    # How the report names the folder, when not as given (grader.notebook's check: the folder's own name).
+    g.add_argument("--display-name", default=None, help=argparse.SUPPRESS)
 
     teacher = _teacher_verbs()
     if teacher is not None:
@@ -93,7 +95,7 @@ def _grade(parser, args) -> int:
     try:
         # The title names the folder: a student's folder name, if the shell expanded a pattern.
         grade = grader.grade(
-            os.path.abspath(args.path), only=args.only, display_root=visible(args.path, name=True), public_only=args.public_only
+            os.path.abspath(args.path), only=args.only, display_root=visible(args.display_name or args.path, name=True), public_only=args.public_only
         )
     except KeyboardInterrupt:
         print("已中断 / interrupted", file=sys.stderr)

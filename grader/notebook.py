@@ -126,7 +126,7 @@ def _grade(folder: str, extra: list[str], warnings: list[str]) -> Report:
         out = os.path.join(tmp, "results.json")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([PROJECT, *filter(None, [os.environ.get("PYTHONPATH")])]))
         proc = subprocess.run(
-            [sys.executable, "-m", "grader", "grade", folder, "--json", out, *extra],
+            [sys.executable, "-m", "grader", "grade", folder, "--json", out, "--display-name", os.path.basename(folder), *extra],
             cwd=PROJECT,
             env=env,
             stdin=subprocess.DEVNULL,

@@ -191,6 +191,29 @@ def test_autograde_scores_what_the_grader_gives_the_same_notebooks(graded, tmp_p
         assert got[student] == graded_by_grader(copy), student
 
 
+def test_the_mistake_loses_the_same_points_through_check_batch_and_autograde(graded, tmp_path):
+    """The same notebooks, three ways: nbgrader autograde, check() (what a
+    student runs in the notebook) and batch (nbgrader's submitted/ folder,
+    which batch reads as DIR/<id>/<assignment>/)."""
+    from grader.notebook import check
+
+    autograde = grades(graded)
+    out = tmp_path / "batch"
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "batch", str(graded / "submitted"), "--out", str(out), "--no-report"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with open(out / "grades.csv", encoding="utf-8", newline="") as f:
+        batch = {r["student_id"]: r for r in csv.DictReader(f)}
+    for student, total in autograde.items():
+        assert float(batch[student]["total"]) == total, student
+    folder = graded / "submitted" / "mistake" / "attention"
+    for ex in HANDED_IN:
+        assert check(ex, str(folder)).score == float(batch["mistake"][ex]), ex
+    assert float(batch["mistake"]["ex0_weighted_sum"]) < BY_ID["ex0_weighted_sum"].points
+
+
 def test_autograde_runs_no_answer_cell_in_a_kernel(graded):
     assert not list(graded.rglob("the_kernel_ran_me"))
     nb = json.loads((graded / "autograded" / "attacker" / "attention" / "ex0_weighted_sum.ipynb").read_text(encoding="utf-8"))
