@@ -1,6 +1,8 @@
 """``python -m grader batch DIR --out OUT``: grade a class's submissions.
 
-One submission per student in DIR (see ``intake``). This process never
+One submission per student in DIR: a folder or zip per student, nbgrader's
+collected layout, or a Canvas or Moodle download, folder or zip (see
+``downloads``; the first line says which it found). This process never
 imports torch, the checks or the solutions: it finds the submissions, hands
 them out one at a time to N worker processes (``batch_workers``) and writes
 what comes back (``batch_output``): results.json and feedback.md per
@@ -9,6 +11,14 @@ student, and grades.csv. A process of its own writes nbgrader's
 grading; the progress line is ``progress``'s. With ``--db`` the grades go
 into the course's own nbgrader gradebook instead (an SQLite file or any
 SQLAlchemy URL), beside its other assignments.
+
+With ``--policy course.toml`` (``late_policy``) each student's submission
+time, from the best source there is (nbgrader's ``timestamp.txt``, Moodle's
+grading worksheet given by ``--worksheet``, the policy's ``times`` file,
+Canvas's LATE), costs the penalty the course set: grades.csv, the
+feedback, the gradebook's ``late_submission_penalty`` and the class report
+show it. A policy that cannot be used stops the batch before anyone is
+graded.
 
 An id refused for sharing its folder with another (``Entry.same_as``) gets
 its row and nothing else under OUT.
@@ -29,11 +39,12 @@ import time
 
 from grader.engine import report
 from grader.exercises import IDS
-from grader.teacher import intake
+from grader.teacher import downloads
 from grader.teacher.batch_output import GRADES, BatchOutput, ungradable_markdown
 from grader.teacher.batch_workers import Worker
 from grader.teacher.class_files import ClassFiles
 from grader.teacher.gradebook import GradebookLink, db_name
+from grader.teacher.lateness import LateInputError, Lateness
 from grader.teacher.progress import Progress
 from grader.text import count
 
@@ -67,8 +78,12 @@ def _cores() -> int:
 
 
 def run(args) -> int:
-    if not os.path.isdir(args.dir):
-        return _usage(f"找不到文件夹 / no such folder: {args.dir}")
+    if not os.path.isdir(args.dir) and not (os.path.isfile(args.dir) and args.dir.lower().endswith(".zip")):
+        return _usage(f"找不到文件夹或 zip / no such folder or zip: {args.dir}")
+    try:
+        lateness = Lateness.load(getattr(args, "policy", None), getattr(args, "worksheet", None))
+    except LateInputError as exc:
+        return _usage(f"未评分 / nothing graded: {exc}")
     jobs = args.jobs if args.jobs is not None else _cores()
     if jobs < 1:
         return _usage(f"--jobs 至少为 1 / --jobs must be at least 1 (got {jobs})")
@@ -110,7 +125,7 @@ def run(args) -> int:
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     work = tempfile.mkdtemp(prefix=WORK_PREFIX, dir=out)
     try:
-        return _Batch(args, out, work, jobs, sandbox, lock).run()
+        return _Batch(args, out, work, jobs, sandbox, lock, lateness).run()
     except KeyboardInterrupt:  # before grading started: nothing to keep
         _err("已中断 / interrupted")
         return 130
@@ -120,8 +135,10 @@ def run(args) -> int:
 
 
 class _Batch:
-    def __init__(self, args, out: str, work: str, jobs: int, sandbox: str | None, lock):
+    def __init__(self, args, out: str, work: str, jobs: int, sandbox: str | None, lock, lateness):
         self.args, self.out, self.work, self.jobs = args, out, work, jobs
+        self.lateness = lateness  # a Lateness, or None without --policy
+        self.late: dict[str, object] = {}  # student id -> late_policy.Late
         self.sandbox, self.lock = sandbox, lock
         # One secret for every worker: the whole class meets the same unseen inputs.
         self.inputs_seed = getattr(args, "inputs_seed", None)
@@ -129,7 +146,7 @@ class _Batch:
             from grader.engine.grading import fresh_inputs_seed
 
             self.inputs_seed = fresh_inputs_seed()
-        self.store = BatchOutput(out, args.assignment)
+        self.store = BatchOutput(out, args.assignment, late=lateness is not None)
         self.workers: list[Worker] = []
         self.gradebook = None
         self.graded = self.failed = self.spawned = 0
@@ -140,11 +157,21 @@ class _Batch:
 
     def run(self) -> int:
         start = time.monotonic()
-        entries, warnings = intake.discover(self.args.dir, self.work, self.args.assignment, exclude=(self.out,))
-        for w in warnings:
+        found = downloads.read(self.args.dir, self.work, self.args.assignment, exclude=(self.out,))
+        entries = found.entries
+        print(f"读取 / reading {self.args.dir}: {found.described}", flush=True)
+        for w in found.warnings:
             _err(w)
         if not entries:
             _err(f"没有找到提交 / no submissions found in {self.args.dir}")
+        if self.lateness is not None:
+            try:
+                self.late = self.lateness.of(entries)
+            except LateInputError as exc:
+                _err(f"python -m grader batch: 错误 / error: 未评分 / nothing graded: {exc}")
+                return 2
+            for line in self.lateness.warnings:
+                _err(line)
         # Every student's row, skipped or not, is rewritten from what is known
         # now; rows of students no longer in DIR are left out.
         to_grade, skipped, ungradable = [], [], []
@@ -157,7 +184,8 @@ class _Batch:
                 to_grade.append(e)
         db = getattr(self.args, "db", None)
         self.gradebook_name = db_name(db) if db else os.path.join(self.args.out, GRADEBOOK)
-        self.gradebook = GradebookLink(db or os.path.join(self.out, GRADEBOOK), self.args.assignment, [self.lock], existing=db is not None)
+        due = self.lateness.policy.due if self.lateness is not None else None
+        self.gradebook = GradebookLink(db or os.path.join(self.out, GRADEBOOK), self.args.assignment, [self.lock], existing=db is not None, due=due)
         if not self.args.no_report:
             # At work while the class is graded: see class_files.
             self.class_files = ClassFiles(entries, self.out, [self.lock] + ([self.gradebook.conn] if self.gradebook.conn else []), self.args.threshold)
@@ -168,15 +196,18 @@ class _Batch:
         try:
             for e, stored in skipped:
                 got = BatchOutput.points_of(stored)
-                self.store.rows[e.student_id] = {"points": got, "note": e.note}
-                self.gradebook.send(e.student_id, got, stored.get("extra_data", {}).get("graded_at"))
+                late = self.late.get(e.student_id)
+                if late is not None:
+                    self.store.restate_late(e, stored, late)
+                self.store.rows[e.student_id] = {"points": got, "note": e.note, "late": late}
+                self.gradebook.send(e.student_id, got, stored.get("extra_data", {}).get("graded_at"), late and _late_for_gradebook(late, got))
                 progress.line(f"跳过 / skip {e.student_id}: 已评分，提交未变 / already graded, same submission ({_num(sum(got.values()))})")
             if skipped:
                 progress.line(f"跳过 {len(skipped)} 名已评分的学生；--force 重新评分 / skipped {len(skipped)} already graded (--force regrades them)")
             for e in ungradable:
                 if e.same_as is None:  # else its folder would be another student's
                     self.store.write_student(e, report.ungradable_results(*e.note.split("; ")), ungradable_markdown(e.note), finished=False, quote_note=False)
-                self.store.rows[e.student_id] = {"points": {ex: 0.0 for ex in IDS}, "note": e.note}
+                self.store.rows[e.student_id] = {"points": {ex: 0.0 for ex in IDS}, "note": e.note, "late": self.late.get(e.student_id)}
                 self.gradebook.send(e.student_id, None)
                 progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {e.note}")
             self.store.write_csv()
@@ -323,9 +354,10 @@ class _Batch:
             note = "; ".join(filter(None, [note, "评分程序出错，下次运行时重评 / grader error: regraded on the next run"]))
         got = {ex: float(p[0]) for ex, p in payload["points"].items()}
         most = {ex: float(p[1]) for ex, p in payload["points"].items()}
-        self.store.write_student(entry, payload["results"], payload["markdown"], finished=ok)
-        self.store.row(entry.student_id, got, note)
-        self.gradebook.send(entry.student_id, got)
+        late = self.late.get(entry.student_id)
+        self.store.write_student(entry, payload["results"], payload["markdown"], finished=ok, late=late)
+        self.store.row(entry.student_id, got, note, late)
+        self.gradebook.send(entry.student_id, got, None, late and _late_for_gradebook(late, got))
         self.graded += ok
         self.failed += not ok
         total, best = sum(got.values()), sum(most.values())
@@ -341,7 +373,7 @@ class _Batch:
         """A submission the grader failed on: a row of zeros with the reason;
         no results.json hash, so the next run tries again."""
         note = "; ".join(filter(None, [entry.note, why + "；下次运行时重评 / regraded on the next run"]))
-        self.store.row(entry.student_id, None, note)
+        self.store.row(entry.student_id, None, note, self.late.get(entry.student_id))
         self.failed += 1
         progress.student(entry.student_id, why, True, seconds)
 
@@ -362,6 +394,11 @@ class _Batch:
                 w.proc.join()
             w.conn.close()
         self.workers.clear()
+
+
+def _late_for_gradebook(late, got: dict) -> tuple[float, str]:
+    """(penalty in points, submission time) as nbgrader's gradebook keeps them."""
+    return late.penalty(sum(got.values())), late.submitted_at
 
 
 def _raise_interrupt(signum, frame):

@@ -6,6 +6,9 @@ finishes:
 - ``<id>/feedback.md``: the student's feedback;
 - ``grades.csv``: one row per student, sorted by id; a text cell a
   spreadsheet could take for a formula starts with ``'`` (``text_cell``).
+  With a late policy it also has ``raw`` (the points earned),
+  ``late_days``, ``penalty`` (points), ``submitted_at`` and ``time_source``
+  (where that time came from); ``total`` is then after the penalty.
 
 ``<id>`` is ``intake.safe_name(id)``. The class report and the similarity
 check read these files by the names defined here.
@@ -24,6 +27,8 @@ from grader.teacher import intake
 RESULTS = "results.json"
 FEEDBACK = "feedback.md"
 GRADES = "grades.csv"
+# grades.csv's columns after the exercises' with a late policy (``total`` and ``note`` always end it).
+LATE_COLUMNS = ("raw", "late_days", "penalty", "submitted_at", "time_source")
 
 
 def _num(x: float) -> str:
@@ -52,8 +57,9 @@ def text_cell(text: str) -> str:
 class BatchOutput:
     """Everything the batch writes under OUT (see the module's docstring)."""
 
-    def __init__(self, out: str, assignment: str):
-        self.out, self.assignment = out, assignment
+    def __init__(self, out: str, assignment: str, late: bool = False):
+        """``late``: the batch has a late policy, and grades.csv its columns."""
+        self.out, self.assignment, self.late = out, assignment, late
         self.rows: dict[str, dict] = {}
 
     def folder(self, student_id: str) -> str:
@@ -89,9 +95,10 @@ class BatchOutput:
                 continue
         return got
 
-    def row(self, student_id: str, points: dict | None, note: str) -> None:
+    def row(self, student_id: str, points: dict | None, note: str, late=None) -> None:
+        """``late``: the student's ``late_policy.Late``, with a policy."""
         points = points or {ex: 0.0 for ex in IDS}
-        self.rows[student_id] = {"points": points, "note": note}
+        self.rows[student_id] = {"points": points, "note": note, "late": late}
         self.write_csv()
 
     def write_csv(self) -> None:
@@ -99,30 +106,58 @@ class BatchOutput:
         # RFC 4180's line ends: the csv module quotes a cell with a CR in it
         # only when CR is part of the line terminator (else the row splits).
         w = csv.writer(buf, lineterminator="\r\n")
-        w.writerow(["student_id", *IDS, "total", "note"])
+        w.writerow(["student_id", *IDS, *(LATE_COLUMNS if self.late else ()), "total", "note"])
         for sid in sorted(self.rows):
             r = self.rows[sid]
-            w.writerow([text_cell(sid), *(_num(r["points"][ex]) for ex in IDS), _num(sum(r["points"].values())), text_cell(r["note"])])
+            raw = sum(r["points"].values())
+            late, total, extra = r.get("late"), raw, []
+            if self.late:
+                penalty = late.penalty(raw) if late else 0.0
+                total = raw - penalty
+                extra = [_num(raw), str(late.late_days) if late else "0", _num(penalty), late.submitted_at if late else "", text_cell(late.source) if late else ""]
+            w.writerow([text_cell(sid), *(_num(r["points"][ex]) for ex in IDS), *extra, _num(total), text_cell(r["note"])])
         write_atomically(os.path.join(self.out, GRADES), buf.getvalue())
 
-    def write_student(self, entry, results: dict, markdown: str, finished: bool, quote_note: bool = True) -> None:
+    def write_student(self, entry, results: dict, markdown: str, finished: bool, quote_note: bool = True, late=None) -> None:
         """feedback.md, then results.json last: results.json with the hash is
-        what marks the student finished."""
+        what marks the student finished. ``late`` (a ``late_policy.Late``)
+        puts the penalty in both."""
         folder = self.folder(entry.student_id)
         results = dict(results)
         results["extra_data"] = {
             **results.get("extra_data", {}),  # the grader's own (the inputs seed)
             "student_id": entry.student_id,
+            "name": entry.name,
             "assignment": self.assignment,
             "submission": entry.display,
             "submission_sha256": entry.digest if finished else None,
             "graded_at": _now(),
             "note": entry.note,
         }
+        if late is not None:
+            raw = sum(self.points_of(results).values())
+            results["extra_data"]["late"] = {**late.as_dict(), "raw": raw, "penalty": late.penalty(raw)}
+            markdown = with_late(markdown, late, raw)
         if entry.note and quote_note:
             markdown = with_note(markdown, entry.note)
         write_atomically(os.path.join(folder, FEEDBACK), markdown)
         write_atomically(os.path.join(folder, RESULTS), json.dumps(results, ensure_ascii=False, indent=2) + "\n")
+
+    def restate_late(self, entry, stored: dict, late) -> None:
+        """A student graded before, whose lateness the policy now sees
+        otherwise (a new extension, say): their feedback and results.json
+        say the new penalty; the points are not graded again."""
+        if (stored.get("extra_data") or {}).get("late", {}).get("percent") == late.percent and stored["extra_data"]["late"].get("due") == late.due:
+            return
+        try:
+            with open(os.path.join(self.folder(entry.student_id), FEEDBACK), encoding="utf-8") as f:
+                markdown = without_late(f.read())
+        except OSError:
+            return
+        raw = sum(self.points_of(stored).values())
+        stored["extra_data"]["late"] = {**late.as_dict(), "raw": raw, "penalty": late.penalty(raw)}
+        write_atomically(os.path.join(self.folder(entry.student_id), FEEDBACK), with_late(markdown, late, raw))
+        write_atomically(os.path.join(self.folder(entry.student_id), RESULTS), json.dumps(stored, ensure_ascii=False, indent=2) + "\n")
 
 
 def with_note(markdown: str, note: str) -> str:
@@ -133,6 +168,51 @@ def with_note(markdown: str, note: str) -> str:
     block = ["", "> 收作业时发现 / found when collecting your submission:", ">"]
     block += [f"> - {markup.markdown_text(part)}" for part in note.split("; ")]
     return "\n".join(lines[:1] + block + lines[1:])
+
+
+LATE_START, LATE_END = "<!-- late -->", "<!-- /late -->"
+
+
+def late_lines(late, raw: float) -> list[str]:
+    """The penalty and why, in both languages, as plain text lines: the
+    feedback's block and the Moodle comment say the same."""
+    if late.late_days == 0:
+        return []
+    penalty = late.penalty(raw)
+    if late.hours_known:
+        lines = [
+            f"截止 {late.due}，提交于 {late.submitted_at}（时间来自 {late.source}）：迟交 {late.late_days} 天（不足一天按一天计）",
+            f"due {late.due}, handed in {late.submitted_at} (time from {late.source}): {late.late_days} started day(s) late",
+        ]
+    else:
+        lines = [
+            f"截止 {late.due}；{late.source} 只说迟交，没说何时提交：按迟交 1 天计",
+            f"due {late.due}; {late.source} says late but not when: counted as 1 day late",
+        ]
+    if late.grace_used:
+        lines += [f"用掉宽限 {late.grace_used} 天（不扣分）", f"{late.grace_used} grace day(s) used (no penalty for those)"]
+    lines += [
+        f"扣得分的 {_num(late.percent)}%：{_num(raw)} − {_num(penalty)} = {_num(raw - penalty)} 分",
+        f"{_num(late.percent)}% of the points taken off: {_num(raw)} − {_num(penalty)} = {_num(raw - penalty)} points",
+    ]
+    return lines
+
+
+def with_late(markdown: str, late, raw: float) -> str:
+    """``markdown`` with the late penalty under its title (nothing when on time)."""
+    lines = late_lines(late, raw)
+    if not lines:
+        return markdown
+    head, _, rest = markdown.partition("\n")
+    block = ["", LATE_START, "> 迟交 / late work:", ">", *(f"> - {line}" for line in lines), LATE_END]
+    return "\n".join([head, *block, rest])
+
+
+def without_late(markdown: str) -> str:
+    start, end = markdown.find("\n" + LATE_START), markdown.find(LATE_END)
+    if start < 0 or end < 0:
+        return markdown
+    return markdown[:start] + markdown[end + len(LATE_END) :]
 
 
 def ungradable_markdown(note: str) -> str:

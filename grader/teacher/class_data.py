@@ -26,11 +26,9 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from grader.teacher.batch_output import FEEDBACK, GRADES, LATE_COLUMNS, RESULTS
 from grader.teacher.intake import safe_name
 
-GRADES = "grades.csv"
-RESULTS = "results.json"
-FEEDBACK = "feedback.md"
 MAX_RESULTS_BYTES = 64 * 1024**2  # the batch's own limit on a results.json it reads back
 
 
@@ -48,6 +46,15 @@ class Student:
     feedback: str | None = None  # "<safe id>/feedback.md" when that file exists
     not_started: list[str] = field(default_factory=list)  # exercises whose every check met the stub
     why_not_graded: str = ""
+    late: dict[str, str] | None = None  # grades.csv's late columns (raw, late_days, penalty, ...), with a late policy
+    name: str = ""  # the name the platform's download gave (results.json), if any
+
+    @property
+    def late_days(self) -> int:
+        try:
+            return int(self.late["late_days"]) if self.late else 0
+        except ValueError:
+            return 0
 
     @property
     def started_nothing(self) -> bool:
@@ -208,7 +215,8 @@ def _read_grades(out: str) -> tuple[list[Student], list[str], list[str]]:
     header = rows[0] if rows else []
     if len(header) < 3 or header[0] != "student_id" or header[-2:] != ["total", "note"]:
         raise NotBatchOutput(path)
-    exercises = header[1:-2]
+    late = [c for c in header[1:-2] if c in LATE_COLUMNS]
+    exercises = [c for c in header[1:-2] if c not in LATE_COLUMNS]
     students, seen = [], set()
     for n, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
@@ -219,8 +227,9 @@ def _read_grades(out: str) -> tuple[list[Student], list[str], list[str]]:
             problems.append(f"{GRADES} 第 {n} 行重复 / line {n} repeats student {sid!r}: skipped")
             continue
         seen.add(sid)
-        points = {ex: _float(cell) for ex, cell in zip(exercises, row[1:-2])}
-        students.append(Student(sid, points, _float(row[-2]), _uncell(row[-1])))
+        cells = dict(zip(header, row))
+        points = {ex: _float(cells[ex]) for ex in exercises}
+        students.append(Student(sid, points, _float(row[-2]), _uncell(row[-1]), late={c: _uncell(cells[c]) for c in late} or None))
     return students, exercises, problems
 
 
@@ -249,6 +258,8 @@ def _read_results(out: str, s: Student, problems: list[str]) -> dict | None:
         return None
     extra = results.get("extra_data") if isinstance(results.get("extra_data"), dict) else {}
     got = _points(results["tests"], list(s.points))[0]
+    if isinstance(extra.get("name"), str):
+        s.name = extra["name"]
     if extra.get("student_id") != s.id:
         # Another id's folder (two ids one file system cannot tell apart), or not the batch's file.
         s.why_not_graded = s.note or "评分结果属于别的学生 / results.json is another student's"

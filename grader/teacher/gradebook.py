@@ -8,7 +8,10 @@ notebook (``exercises``) holding one autograded grade cell per exercise, whose
 max score is that exercise's points in ``grader/exercises.py`` (all cells exist
 before the first submission); one student per submission and, for each
 graded student, a submission whose grades carry the grader's points as
-``auto_score``. Every write is an update in place: running the batch again
+``auto_score``. With a late policy, the assignment's ``duedate`` is the
+deadline, the submission's ``timestamp`` the time it was handed in, and its
+notebook's ``late_submission_penalty`` the points it cost, as nbgrader's own
+late plugin keeps them (``nbgrader export`` subtracts it from the score). Every write is an update in place: running the batch again
 never adds a second row for anything. Nothing is written outside this
 assignment: other assignments, and the students' names and emails, stay as
 they were. An assignment of that name that nbgrader's own commands made (its
@@ -84,14 +87,20 @@ def db_name(target: str) -> str:
         return target.split("://", 1)[0] + "://..."
 
 
+def _utc(t: datetime.datetime) -> datetime.datetime:
+    """As nbgrader stores times: UTC, without a zone."""
+    return t.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+
+
 class AssignmentTaken(Exception):
     pass
 
 
 class GradebookWriter:
-    def __init__(self, path: str, assignment: str, existing: bool = False):
+    def __init__(self, path: str, assignment: str, existing: bool = False, due: datetime.datetime | None = None):
         """``path``: the batch's own gradebook, made here if missing; with
-        ``existing``, a gradebook (path or URL) the course already has."""
+        ``existing``, a gradebook (path or URL) the course already has.
+        ``due``: the late policy's deadline."""
         # nbgrader runs its ``alembic`` script by name when it creates a
         # database: find it beside this interpreter even outside an activated
         # environment.
@@ -124,7 +133,7 @@ class GradebookWriter:
                 f"the gradebook's assignment {assignment} is nbgrader's own (notebooks {', '.join(sorted(other))}): "
                 "choose another name with --assignment"
             )
-        self.gb.update_or_create_assignment(assignment)
+        self.gb.update_or_create_assignment(assignment, **({"duedate": _utc(due)} if due else {}))
         self.gb.update_or_create_notebook(NOTEBOOK, assignment)
         # One grade cell per exercise, registered before any submission is
         # created (nbgrader gives a new submission a grade for each cell that
@@ -140,11 +149,11 @@ class GradebookWriter:
         except MissingEntry:
             return set()
 
-    def record(self, student_id: str, points: dict[str, float] | None, timestamp: str | None = None) -> None:
+    def record(self, student_id: str, points: dict[str, float] | None, timestamp: str | None = None, late: tuple[float, str] | None = None) -> None:
         """Create or update ``student_id`` and, when ``points`` is given
         (exercise id -> points), their submission's auto scores. A student who
         could not be graded is listed without a submission (nbgrader exports
-        that as 0)."""
+        that as 0). ``late``: (penalty in points, the time handed in or "")."""
         from nbgrader.api import Grade, MissingEntry
 
         gb = self.gb
@@ -157,8 +166,11 @@ class GradebookWriter:
             gb.remove_submission(self.assignment, student_id)
             return
         when = timestamp or datetime.datetime.now(datetime.timezone.utc).isoformat()
+        if late and late[1]:
+            when = _utc(datetime.datetime.fromisoformat(late[1]))
         submission = gb.update_or_create_submission(self.assignment, student_id, timestamp=when)
         notebook = gb.find_submission_notebook(NOTEBOOK, self.assignment, student_id)
+        notebook.late_submission_penalty = late[0] if late else None
         # The notebook's grades in one query, not one query per exercise.
         grades = {g.name: g for g in notebook.grades}
         for ex, got in points.items():
@@ -179,8 +191,8 @@ class GradebookWriter:
         self.gb.close()
 
 
-def serve(conn, path: str, assignment: str, existing: bool = False) -> None:
-    """The gradebook process: receive ``("student", id, points, timestamp)``
+def serve(conn, path: str, assignment: str, existing: bool = False, due=None) -> None:
+    """The gradebook process: receive ``("student", id, points, timestamp, late)``
     messages until ``("done",)``, then answer ``("ok", n)`` or
     ``("error", text)``. It ignores Ctrl-C: the batch tells it when to stop,
     after the last finished student has been sent."""
@@ -191,7 +203,7 @@ def serve(conn, path: str, assignment: str, existing: bool = False) -> None:
     warnings.simplefilter("ignore")  # SQLAlchemy's warnings about nbgrader's own code
     writer, error, count = None, None, 0
     try:
-        writer = GradebookWriter(path, assignment, existing)
+        writer = GradebookWriter(path, assignment, existing, due)
     except AssignmentTaken as exc:
         error = str(exc)
     except Exception:  # noqa: BLE001 - reported to the batch, which goes on without a gradebook
@@ -206,8 +218,8 @@ def serve(conn, path: str, assignment: str, existing: bool = False) -> None:
         if writer is None:
             continue
         try:
-            _, student_id, points, timestamp = msg
-            writer.record(student_id, points, timestamp)
+            _, student_id, points, timestamp, late = msg
+            writer.record(student_id, points, timestamp, late)
             count += 1
         except Exception:  # noqa: BLE001
             error = error or traceback.format_exc(limit=3)
@@ -263,34 +275,35 @@ def _light_import() -> None:
     sys.modules["nbgrader"] = package
 
 
-def _process_main(conn, path: str, assignment: str, existing: bool, inherited) -> None:
+def _process_main(conn, path: str, assignment: str, existing: bool, due, inherited) -> None:
     for c in inherited:
         c.close()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _light_import()
-    serve(conn, path, assignment, existing)
+    serve(conn, path, assignment, existing, due)
 
 
 class GradebookLink:
     """The batch's end of the gradebook process (``serve``); does nothing
     when nbgrader is not installed."""
 
-    def __init__(self, path: str, assignment: str, inherited, existing: bool = False):
+    def __init__(self, path: str, assignment: str, inherited, existing: bool = False, due=None):
         self.conn = self.proc = None
         self.error = None
         if not available():
             self.error = "nbgrader 未安装 / nbgrader is not installed (tox -e teacher installs it)"
             return
         self.conn, child = _CTX.Pipe()
-        self.proc = _CTX.Process(target=_process_main, args=(child, path, assignment, existing, [self.conn, *inherited]), daemon=True)
+        self.proc = _CTX.Process(target=_process_main, args=(child, path, assignment, existing, due, [self.conn, *inherited]), daemon=True)
         self.proc.start()
         child.close()
 
-    def send(self, student_id: str, points, timestamp=None) -> None:
+    def send(self, student_id: str, points, timestamp=None, late=None) -> None:
+        """``late``: (penalty in points, the time handed in), with a late policy."""
         if self.conn is None:
             return
         try:
-            self.conn.send(("student", student_id, points, timestamp))
+            self.conn.send(("student", student_id, points, timestamp, late))
         except OSError as exc:
             self.error = f"the gradebook process stopped ({exc})"
             self.conn = None

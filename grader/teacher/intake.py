@@ -54,6 +54,10 @@ class Entry:
     display: str = ""  # the submission as messages name it, relative to DIR
     digest: str | None = None  # sha256 of the exercise files graded (see ``digest``)
     same_as: str | None = None  # refused: the earlier id whose output folder this one would share (see ``folder_key``)
+    name: str = ""  # the student's name, when the platform's download gives one (Canvas, Moodle)
+    submitted_at: str = ""  # when they handed in, as the source wrote it ("" when it says nothing)
+    time_source: str = ""  # where ``submitted_at`` came from ("timestamp.txt", ...)
+    marked_late: bool | None = None  # the platform's word "late" without the time (Canvas); None: it says nothing
 
     def __iter__(self):
         """``student_id, folder, note = entry``"""
@@ -227,7 +231,7 @@ def _walk(root: str):
     return out, truncated
 
 
-def _from_folder(root: str, student_id: str, name: str, assignment: str | None) -> Entry:
+def from_folder(root: str, student_id: str, name: str, assignment: str | None) -> Entry:
     notes: list[str] = []
     folders, truncated = _walk(root)
     if truncated:
@@ -245,7 +249,18 @@ def _from_folder(root: str, student_id: str, name: str, assignment: str | None) 
         sources[filename] = _read_regular(os.path.join(folder, filename), notes)
     _note_ignored(junk, notes)
     display = printable(name) + (("/" + printable(rel)) if rel else "")
-    return Entry(student_id, folder, "; ".join(notes), display, digest(sources))
+    when = _timestamp(folder)
+    return Entry(student_id, folder, "; ".join(notes), display, digest(sources), submitted_at=when, time_source="timestamp.txt" if when else "")
+
+
+def _timestamp(folder: str) -> str:
+    """What nbgrader's ``timestamp.txt`` beside the exercise files says
+    (nbgrader writes it when the student submits; its format is nbgrader's
+    ``Exchange.timestamp_format``, "%Y-%m-%d %H:%M:%S.%f %Z"); "" if none."""
+    data = _read_regular(os.path.join(folder, "timestamp.txt"), [])
+    if not isinstance(data, bytes) or len(data) > 200:
+        return ""
+    return data.decode("utf-8", errors="replace").strip()
 
 
 def _is_symlink(info: zipfile.ZipInfo) -> bool:
@@ -283,7 +298,7 @@ class _ZipListing:
     same: set[str] = field(default_factory=set)  # paths given to two files or more
 
 
-def _from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: str | None) -> Entry:
+def from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: str | None) -> Entry:
     display = printable(name)
     try:
         with _opened_zip(path) as (zf, members):
@@ -477,9 +492,9 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
             if kind == "symlink":
                 entry = Entry(sid, None, _note("符号链接，未跟随，未评分", "a symbolic link: not followed, not graded"), printable(name))
             elif kind == "zip":
-                entry = _from_zip(path, sid, name, work_dir, assignment)
+                entry = from_zip(path, sid, name, work_dir, assignment)
             else:
-                entry = _from_folder(path, sid, name, assignment)
+                entry = from_folder(path, sid, name, assignment)
         except Exception as exc:  # noqa: BLE001 - one student's odd input must not stop the batch
             entry = Entry(sid, None, _note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})"), printable(name))
         if printable(name) != name:

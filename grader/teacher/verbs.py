@@ -1,5 +1,5 @@
 """The teacher's commands of ``python -m grader``: batch, report, release,
-gradescope, similar, notebooks, nbgrader.
+gradescope, similar, notebooks, nbgrader, export.
 
 ``grader.cli`` adds them where this folder is; the student edition is
 ``grader/`` without ``teacher/``, so its command line has ``grade`` only.
@@ -20,13 +20,19 @@ MODULES = {
     "similar": "grader.teacher.similar",
     "notebooks": "grader.teacher.notebooks",
     "nbgrader": "grader.teacher.nbgrader_course",
+    "export": "grader.teacher.lms_export",
 }
 
 
 def add(verbs, sandbox_help: str, seed_help: str) -> None:
     """Add the teacher's commands to ``python -m grader``'s subparsers."""
     b = verbs.add_parser("batch", help="grade a folder of submissions into a gradebook / 批量评分")
-    b.add_argument("dir", metavar="DIR", help="one submission per student: DIR/<id>/, DIR/<id>.zip or DIR/<id>/<assignment>/")
+    b.add_argument(
+        "dir",
+        metavar="DIR",
+        help="one submission per student (DIR/<id>/, DIR/<id>.zip or nbgrader's DIR/<id>/<assignment>/), "
+        "or a Canvas or Moodle download of all submissions (its folder or zip)",
+    )
     b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
     b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
@@ -41,6 +47,17 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
     b.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=seed_help)
     b.add_argument("--no-report", action="store_true", help="write no class report (report.html, report.md) and run no similarity check")
     b.add_argument("--threshold", type=float, default=None, metavar="T", help="similarity check: show pairs scoring at least T (0 to 1; default: the similar verb's)")
+    b.add_argument("--policy", metavar="TOML", help="the course's late policy: deadline, penalty per started day late, cap, grace days, extensions, times")
+    b.add_argument("--worksheet", metavar="CSV", help="Moodle's grading worksheet: its \"Last modified (submission)\" gives the submission times (with --policy)")
+
+    x = verbs.add_parser("export", help="put a batch's grades into a Canvas gradebook CSV or a Moodle grading worksheet / 导出成绩")
+    x.add_argument("platform", choices=("canvas", "moodle"), help="the learning platform")
+    x.add_argument("out", metavar="OUT", help="the folder `batch --out` wrote (with grades.csv)")
+    x.add_argument("--gradebook", metavar="CSV", help="canvas: the gradebook CSV exported from Canvas (Grades > Export)")
+    x.add_argument("--column", metavar="NAME", help='canvas: the assignment\'s column, as its header says: "<assignment> (<id>)"')
+    x.add_argument("--worksheet", metavar="CSV", help="moodle: the grading worksheet downloaded from the assignment")
+    x.add_argument("--to", required=True, metavar="CSV", help="the file to write, for the platform's import")
+    x.add_argument("--allow-unmatched", action="store_true", help="write the file even when some students could not be matched")
 
     c = verbs.add_parser("report", help="rebuild OUT/report.html and OUT/report.md from a batch's OUT, without regrading / 班级报告")
     c.add_argument("out", metavar="OUT", help="the folder `batch --out` wrote (with grades.csv)")

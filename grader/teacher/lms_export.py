@@ -1,0 +1,213 @@
+"""``python -m grader export canvas|moodle OUT``: a batch's grades put back
+into the file the platform imports.
+
+- ``canvas``: the gradebook CSV the teacher exported (Grades > Export) with
+  one assignment's column filled (``--column "<assignment> (<id>)"``).
+  Canvas's layout (canvas-lms ``lib/gradebook_exporter.rb``, read back by
+  its ``GradebookImporter``): "Student", "ID" (the user id), "SIS User ID",
+  "SIS Login ID", "Section", then the assignments; a "Points Possible" row
+  (and a "Manual Posting" row when grades are posted by hand) before the
+  students. Students are matched by Canvas id, then SIS login (or SIS user
+  id), then name.
+- ``moodle``: the offline grading worksheet (``moodle_worksheet``) with its
+  "Grade" filled and its "Feedback comments" a short plain-text summary:
+  points per exercise, mistakes found and the late penalty. Matched by
+  participant id, then email, then name.
+
+The grade is grades.csv's ``total`` (after any late penalty), scaled to
+the platform's points possible when the assignment there is out of another
+number (the line printed says so). Every other cell, row, the byte-order
+mark and the separator stay as they were. Every student of either side
+left unmatched is listed; the file is then not written, unless
+``--allow-unmatched``. No cell we write starts with what a spreadsheet
+would run.
+"""
+import re
+import sys
+import unicodedata
+from dataclasses import dataclass
+
+from grader.exercises import EXERCISES
+from grader.teacher import class_data, platform_csv
+from grader.teacher.batch_output import text_cell
+from grader.teacher.moodle_worksheet import Worksheet
+from grader.teacher.platform_csv import PlatformFileError
+
+FULL_MARKS = float(sum(e.points for e in EXERCISES))
+
+
+def _err(*parts) -> None:
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def _usage(message: str) -> int:
+    _err(f"python -m grader export: 错误 / error: {message}")
+    return 2
+
+
+def name_key(name: str) -> str:
+    """A name as both sides can be compared: letters and digits only, case
+    folded ("Smith, John", "smithjohn" and "John Smith" differ only in order,
+    so order counts: Canvas's download names students "Last, First" too)."""
+    return "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if c.isalnum())
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.strip().replace(",", "."))
+    except ValueError:
+        return None
+
+
+def _grade_text(value: float, decimal_comma: bool) -> str:
+    text = f"{round(value, 2):g}"
+    return text.replace(".", ",") if decimal_comma else text
+
+
+@dataclass
+class Matching:
+    """Which platform row each batch student went to, and who is left."""
+
+    rows: dict[str, int]  # student id -> row index
+    ours_unmatched: list[str]  # "id (name)"
+    theirs_without_result: list[str]  # the platform row's name and id
+
+
+def match(students: list, rows: dict[int, dict], keys: list[str]) -> Matching:
+    """``rows``: row index -> {key: value} for the platform's students;
+    ``keys``: which of those keys hold an id, tried in order, before "name"."""
+    taken: dict[int, str] = {}
+    found: dict[str, int] = {}
+    for key in [*keys, "name"]:
+        index: dict[str, list[int]] = {}
+        for i, r in rows.items():
+            value = name_key(r.get(key, "")) if key == "name" else r.get(key, "").strip()
+            if value and i not in taken:
+                index.setdefault(value, []).append(i)
+        for s in students:
+            if s.id in found:
+                continue
+            wanted = [name_key(s.name), name_key(s.id)] if key == "name" else [s.id.strip()]
+            for w in wanted:
+                hits = [i for i in index.get(w, []) if i not in taken]
+                if len(hits) == 1:  # two rows of one name: neither is guessed
+                    found[s.id] = hits[0]
+                    taken[hits[0]] = s.id
+                    break
+    ours = [f"{s.id}" + (f" ({s.name})" if s.name else "") for s in students if s.id not in found]
+    theirs = [f"{r.get('name', '')} ({r.get(keys[0], '')})" for i, r in rows.items() if i not in taken]
+    return Matching(found, ours, theirs)
+
+
+def comment(s, data) -> str:
+    """The Moodle comment: points per exercise, the mistakes the checks
+    recognised, the late penalty; plain text, both languages."""
+    lines = []
+    late = s.late or {}
+    raw = late.get("raw")
+    lines.append(f"总分 / total: {s.total:g}/{FULL_MARKS:g}" + (f"（迟交扣分前 / before the late penalty {raw}）" if raw and _number(raw) != s.total else ""))
+    lines.append("; ".join(f"{ex} {s.points[ex]:g}/{data.maxima.get(ex) or e.points:g}" for ex, e in zip(data.exercises, EXERCISES)))
+    for d in data.diagnoses:
+        if s.id in d.students:
+            lines.append(f"{d.exercise}: {d.zh} / {d.en}")
+    if s.late_days:
+        lines.append(f"迟交 {s.late_days} 天，扣 {late.get('penalty')} 分 / {s.late_days} day(s) late: {late.get('penalty')} points off ({late.get('time_source')})")
+    if not s.graded:
+        lines.append(f"未评分 / not graded: {s.why_not_graded or s.note}")
+    return text_cell("\n".join(lines))
+
+
+def _report(m: Matching, written: int, to: str, allow: bool) -> int:
+    for who in m.ours_unmatched:
+        _err(f"未匹配：平台文件里找不到 / not matched, not in the platform's file: {who}")
+    for who in m.theirs_without_result:
+        _err(f"没有成绩：平台上的学生不在本批 / no result, a student of the platform's file not in the batch: {who}")
+    left = len(m.ours_unmatched) + len(m.theirs_without_result)
+    if left and not allow:
+        _err(f"未写入 / not written: {left} 名学生未匹配 / students left unmatched (--allow-unmatched writes it anyway)")
+        return 1
+    print(f"已填 / filled {written} 名学生 / students → {to}" + (f"; {left} 名未匹配 / left unmatched" if left else ""), flush=True)
+    return 0
+
+
+def _canvas(args, data) -> int:
+    if not args.gradebook or not args.column:
+        return _usage("canvas 需要 --gradebook 和 --column / canvas needs --gradebook and --column")
+    table = platform_csv.read(args.gradebook, "Canvas 成绩册 / Canvas gradebook export")
+    header = [c.strip().lstrip("\ufeff") for c in table.header]
+    if not header or "Student" not in header[0] and header[:2] != ["LastName", "FirstName"] or "ID" not in header:
+        raise PlatformFileError(f"{args.gradebook}: 第一行不是 Canvas 成绩册的表头（Student, ID, …） / the first row is not a Canvas gradebook's header (Student, ID, …)")
+    col = table.column(args.column)
+    if col is None:
+        shown = ", ".join(h for h in header if re.search(r"\(\d+\)$", h))
+        return _usage(f"成绩册里没有这一列 / no column {args.column!r} in {args.gradebook} (its assignments: {shown})")
+    cols = {key: table.column(key) for key in ("ID", "SIS Login ID", "SIS User ID")}
+    first_last = header[:2] == ["LastName", "FirstName"]
+    possible, rows = None, {}
+    for i, row in enumerate(table.rows[1:], start=1):
+        cells = row + [""] * (len(header) - len(row))
+        if "Points Possible" in cells[0]:
+            possible = _number(cells[col])
+            continue
+        if all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", c, re.I) for c in cells):
+            continue  # the Manual Posting row, blank lines
+        name = f"{cells[0]}, {cells[1]}" if first_last else cells[0]
+        rows[i] = {"name": name, **{k: cells[c] for k, c in cols.items() if c is not None}}
+    m = match(data.students, rows, [k for k, c in cols.items() if c is not None])
+    scale = (possible / FULL_MARKS) if possible and possible != FULL_MARKS else 1.0
+    if scale != 1.0:
+        print(f"按 Canvas 的满分换算 / scaled to Canvas's points possible: {FULL_MARKS:g} → {possible:g}", flush=True)
+    by_id = {s.id: s for s in data.students}
+    for sid, i in m.rows.items():
+        row = table.rows[i]
+        row.extend([""] * (col + 1 - len(row)))
+        row[col] = _grade_text(by_id[sid].total * scale, table.delimiter == ";")
+    code = _report(m, len(m.rows), args.to, args.allow_unmatched)
+    if code == 0:
+        table.write(args.to)
+    return code
+
+
+def _moodle(args, data) -> int:
+    if not args.worksheet:
+        return _usage("moodle 需要 --worksheet / moodle needs --worksheet")
+    sheet = Worksheet(args.worksheet)
+    table = sheet.table
+    name_col, email_col = table.column("Full name"), table.column("Email address")
+    rows = {}
+    for line, pid, row in sheet.participants():
+        i = line - 1
+        rows[i] = {"pid": pid, "name": row[name_col] if name_col is not None and name_col < len(row) else "", "email": row[email_col] if email_col is not None and email_col < len(row) else ""}
+    m = match(data.students, rows, ["pid", "email"])
+    if sheet.comments is None:
+        _err("评分表没有 “Feedback comments” 列（作业未启用反馈评语）：只填成绩 / the worksheet has no “Feedback comments” column (feedback comments are off in the assignment): grades only")
+    by_id = {s.id: s for s in data.students}
+    scaled = set()
+    for sid, i in m.rows.items():
+        row = table.rows[i]
+        s = by_id[sid]
+        most = _number(row[sheet.maximum]) if sheet.maximum is not None and sheet.maximum < len(row) else None
+        scale = most / FULL_MARKS if most else 1.0
+        if scale != 1.0:
+            scaled.add(most)
+        row[sheet.grade] = _grade_text(s.total * scale, False)
+        if sheet.comments is not None:
+            row.extend([""] * (sheet.comments + 1 - len(row)))
+            row[sheet.comments] = comment(s, data)
+    for most in sorted(scaled):
+        print(f"按 Moodle 的满分换算 / scaled to Moodle's maximum grade: {FULL_MARKS:g} → {most:g}", flush=True)
+    code = _report(m, len(m.rows), args.to, args.allow_unmatched)
+    if code == 0:
+        table.write(args.to)
+    return code
+
+
+def run(args) -> int:
+    try:
+        data = class_data.read(args.out)
+    except class_data.NotBatchOutput:
+        return _usage(f"{args.out} 不是批量评分的输出文件夹（没有 grades.csv） / is not the output of `python -m grader batch` (no grades.csv)")
+    try:
+        return _canvas(args, data) if args.platform == "canvas" else _moodle(args, data)
+    except PlatformFileError as exc:
+        return _usage(str(exc))
