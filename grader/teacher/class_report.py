@@ -150,6 +150,7 @@ def sections(data: class_data.ClassData, similar: Section | None = None) -> list
         _exercises(data),
         _checks(data),
         _to_help(data),
+        *([_late(data)] if any(st.late for st in data.students) else []),
         *([similar] if similar else []),
         _all_students(data),
     ]
@@ -267,6 +268,22 @@ def _to_help(data) -> Section:
     section.blocks.append(Heading("未评分 / Not graded"))
     not_graded = [[_student(s), s.why_not_graded or s.note] for s in data.students if not s.graded]
     section.blocks.append(Table(["学生 / student", "原因 / reason"], not_graded, id="not-graded-table") if not_graded else Para("没有 / none"))
+    return section
+
+
+def _late(data) -> Section:
+    """Who handed in late, by how much and what it cost (with a late policy)."""
+    section = Section("late", "迟交 / Late work")
+    late = sorted((s for s in data.students if s.late_days), key=lambda s: (-s.late_days, s.id))
+    unknown = [s for s in data.students if s.late and not s.late.get("time_source")]
+    if late:
+        rows = [[_student(s), str(s.late_days), s.late.get("submitted_at") or "—", s.late.get("time_source", ""), s.late.get("raw", ""), s.late.get("penalty", ""), _num(s.total)] for s in late]
+        head = ["学生 / student", "迟交天数 / days late", "提交时间 / handed in", "时间来源 / time from", "扣前 / raw", "扣分 / penalty", "总分 / total"]
+        section.blocks.append(Table(head, rows, numeric=(1, 4, 5, 6), id="late-table"))
+    else:
+        section.blocks.append(Para("没有人迟交 / no one handed in late"))
+    if unknown:
+        section.blocks.append(Para(f"没有提交时间、按按时计的学生 / students without a submission time, counted on time: {', '.join(s.id for s in unknown)}"))
     return section
 
 

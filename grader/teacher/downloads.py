@@ -139,6 +139,9 @@ def read(path: str, work_dir: str, assignment: str | None = "attention", exclude
         if problem:
             return Download("folders", [], [problem])
         path = folder
+        inside = [n for n in os.listdir(folder) if n not in QUIET]
+        if len(inside) == 1 and _is_dir(folder, inside[0]) and not moodle_name(inside[0]):
+            path = os.path.join(folder, inside[0])  # a zip of the download's folder
     try:
         names = sorted(n for n in os.listdir(path) if not n.startswith(".") and n not in QUIET)
     except OSError as exc:
@@ -189,7 +192,7 @@ def _canvas(root: str, names: list[str], work_dir: str, assignment, warnings: li
             notes.append(_note("文本或网址提交不评分", "a text entry or URL is not graded") + ": " + intake._list(texts))
         uploads = [(f, n) for f, n in files if f.attachment is not None]
         entry = _platform_entry(root, sid, name, [(_resubmitted(f.filename), f.attachment, n) for f, n in uploads], work_dir, assignment, notes)
-        entry.marked_late, entry.time_source = late, "Canvas LATE"
+        entry.marked_late, entry.name = late, printable(name)
         entries.append(entry)
     return entries
 
