@@ -403,3 +403,31 @@ def test_without_a_policy_grades_csv_is_as_before(canvas, tmp_path):
     header = rows_of(tmp_path / "out" / "grades.csv")[0]
     assert header == ["student_id", *(e.id for e in EXERCISES), "total", "note"]
     assert "迟交" not in (tmp_path / "out" / "102" / "feedback.md").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------- README
+
+
+def test_readme_canvas_and_moodle_commands(tmp_path):
+    """The README's "Teachers: Canvas and Moodle" commands, run as written,
+    with its course.toml, on a Canvas and a Moodle download."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from readme_sections import Shell, blocks, commands
+
+    (tmp_path / "course.toml").write_text(blocks("Teachers: Canvas and Moodle", "toml")[0], encoding="utf-8")
+    (tmp_path / "times.csv").write_text("student_id,submitted_at\n104,2026-12-11T10:00:00+08:00\n", encoding="utf-8")
+    shutil.make_archive(str(tmp_path / "canvas-submissions"), "zip", canvas_download(tmp_path / "canvas"))
+    shutil.make_archive(str(tmp_path / "moodle-submissions"), "zip", moodle_download(tmp_path / "moodle", flat=False))
+    # Every student on both sides, so that the commands need no --allow-unmatched.
+    write_gradebook(tmp_path / "canvas-gradebook.csv", GRADEBOOK[:-1] + [["Gone, Student", "106", "", "gone", "Section A", *[""] * 8]])
+    write_gradebook(tmp_path / "moodle-worksheet.csv", [r for r in WORKSHEET if r[1] != "Bo Chen"])
+    shell = Shell(tmp_path)
+    (block,) = blocks("Teachers: Canvas and Moodle", "bash")
+    ran = [shell.run(argv) for argv in commands(block)]
+    assert ran[0].stdout.splitlines()[0].endswith("Canvas's Download Submissions")
+    assert ran[2].stdout.splitlines()[0].endswith("Moodle's Download all submissions")
+    canvas_rows, moodle_rows = rows_of(tmp_path / "canvas-import.csv"), rows_of(tmp_path / "moodle-filled.csv")
+    g = grades(tmp_path / "canvas-out")
+    assert g["104"]["late_days"] == "1" and g["104"]["time_source"] == "times: course.toml"
+    assert {r[1]: r[6] for r in canvas_rows[3:]}["101"] == "50"
+    assert {r[0]: r[4] for r in moodle_rows[1:]}["Participant 2001"] == "100"
