@@ -15,7 +15,12 @@ class report: their share of the batch (the batch measures it) is printed
 against issue 11's target of at most 5%, and so is a rebuild of the report
 alone (``python -m grader report OUT``, target at most 3 s for 100 students).
 
-    python bench/batch_100.py [--students 100] [--jobs N] [--runs 3] [--pairs 1] [--keep DIR]
+With ``--policy`` (issue 23) the same class is also graded with a late
+policy (a deadline, a times file that makes every third student late, an
+extension), alternating with batches without one, and the policy's cost
+is printed as the ratio of their medians.
+
+    python bench/batch_100.py [--students 100] [--jobs N] [--runs 3] [--pairs 1] [--policy] [--keep DIR]
 """
 import argparse
 import csv
@@ -75,6 +80,22 @@ def make_class(folder: str, n: int) -> dict:
     return counts
 
 
+def write_policy(base: str, students: list[str]) -> str:
+    """A late policy for the class: every third student late by one to three
+    days (the times file), the first with an extension."""
+    with open(os.path.join(base, "times.csv"), "w", encoding="utf-8") as f:
+        f.write("student_id,submitted_at\n")
+        for i, sid in enumerate(students):
+            f.write(f"{sid},2026-12-{10 + (i % 3 == 0) * (1 + i % 3 + i % 2):02d}T22:00:00+08:00\n")
+    with open(os.path.join(base, "extensions.csv"), "w", encoding="utf-8") as f:
+        f.write(f"student_id,due\n{students[0]},2026-12-14T23:59:00+08:00\n")
+    path = os.path.join(base, "course.toml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = 10\nmax_penalty = 50\ngrace_days = 1\n')
+        f.write('times = "times.csv"\nextensions = "extensions.csv"\n')
+    return path
+
+
 def _cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -95,6 +116,7 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=3, help="bare imports of torch to take the median of")
     p.add_argument("--pairs", type=int, default=1, help="batches with the class report (the ratio is their median), each but the first after one without it")
     p.add_argument("--keep", metavar="DIR", help="build the class and the output here and keep them")
+    p.add_argument("--policy", action="store_true", help="also time batches with a late policy against batches without")
     args = p.parse_args()
 
     base = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="batch-bench-")
@@ -149,6 +171,18 @@ def main() -> None:
         )
         print(f"batch without report:    {without:.2f} s (median of {len(walls['without'])}; with: {with_:.2f} s, median of {len(walls['with'])})")
         print(f"report's cost:           {with_ / without - 1:+.1%} (target <= 5%)")
+        if args.policy:
+            policy = write_policy(base, sorted(os.listdir(subs)))
+            walls = {"with": [], "without": []}
+            for i in range(2 * args.pairs):
+                kind = "with" if i % 2 else "without"
+                shutil.rmtree(out, ignore_errors=True)
+                w, p3, _ = timed(batch + ["--no-report"] + (["--policy", policy] if kind == "with" else []), env)
+                if p3.returncode != 0:
+                    sys.exit(f"the batch failed ({p3.returncode}):\n{p3.stderr[-3000:]}")
+                walls[kind].append(w)
+            with_, without = statistics.median(walls["with"]), statistics.median(walls["without"])
+            print(f"late policy's cost:      {with_ / without - 1:+.1%} (with {with_:.2f} s, without {without:.2f} s; medians of {args.pairs}, no report)")
         report_wall, report_proc, _ = timed([sys.executable, "-m", "grader", "report", out], env)
         if report_proc.returncode == 0:
             print(f"report rebuilt alone:    {report_wall:.2f} s for {len(rows)} students (target <= 3 s)")
