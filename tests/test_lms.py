@@ -152,7 +152,7 @@ def test_canvas_late_work(canvas):
     assert float(g["102"]["penalty"]) == pytest.approx(raw * 0.10) and float(g["102"]["total"]) == pytest.approx(raw * 0.9)
     # 104: the times file gives the hours (1 day 10 hours late: two started days), and wins over LATE.
     assert (g["104"]["late_days"], g["104"]["penalty"], g["104"]["total"]) == ("2", f"{FULL * 0.2:g}", f"{FULL * 0.8:g}")
-    assert g["104"]["time_source"] == "times: course.toml" and g["104"]["submitted_at"] == "2026-12-12T10:00:00+08:00"
+    assert g["104"]["time_source"] == "times: times.csv" and g["104"]["submitted_at"] == "2026-12-12T10:00:00+08:00"
     assert (g["101"]["late_days"], g["101"]["penalty"]) == ("0", "0")
     feedback = (canvas["tmp"] / "out" / "102" / "feedback.md").read_text(encoding="utf-8")
     assert "Canvas (LATE) says late but not when: counted as 1 day late" in feedback
@@ -428,6 +428,6 @@ def test_readme_canvas_and_moodle_commands(tmp_path):
     assert ran[2].stdout.splitlines()[0].endswith("Moodle's Download all submissions")
     canvas_rows, moodle_rows = rows_of(tmp_path / "canvas-import.csv"), rows_of(tmp_path / "moodle-filled.csv")
     g = grades(tmp_path / "canvas-out")
-    assert g["104"]["late_days"] == "1" and g["104"]["time_source"] == "times: course.toml"
+    assert g["104"]["late_days"] == "1" and g["104"]["time_source"] == "times: times.csv"
     assert {r[1]: r[6] for r in canvas_rows[3:]}["101"] == "50"
     assert {r[0]: r[4] for r in moodle_rows[1:]}["Participant 2001"] == "100"

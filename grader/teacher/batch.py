@@ -170,6 +170,7 @@ class _Batch:
             except LateInputError as exc:
                 _err(f"python -m grader batch: 错误 / error: 未评分 / nothing graded: {exc}")
                 return 2
+            print(f"迟交规则 / late policy: {self.lateness.policy.describe()}", flush=True)
             for line in self.lateness.warnings:
                 _err(line)
         # Every student's row, skipped or not, is rewritten from what is known
@@ -197,8 +198,7 @@ class _Batch:
             for e, stored in skipped:
                 got = BatchOutput.points_of(stored)
                 late = self.late.get(e.student_id)
-                if late is not None:
-                    self.store.restate_late(e, stored, late)
+                self.store.restate_late(e, stored, late)
                 self.store.rows[e.student_id] = {"points": got, "note": e.note, "late": late}
                 self.gradebook.send(e.student_id, got, stored.get("extra_data", {}).get("graded_at"), late and _late_for_gradebook(late, got))
                 progress.line(f"跳过 / skip {e.student_id}: 已评分，提交未变 / already graded, same submission ({_num(sum(got.values()))})")

@@ -144,20 +144,29 @@ class BatchOutput:
         write_atomically(os.path.join(folder, RESULTS), json.dumps(results, ensure_ascii=False, indent=2) + "\n")
 
     def restate_late(self, entry, stored: dict, late) -> None:
-        """A student graded before, whose lateness the policy now sees
-        otherwise (a new extension, say): their feedback and results.json
-        say the new penalty; the points are not graded again."""
-        if (stored.get("extra_data") or {}).get("late", {}).get("percent") == late.percent and stored["extra_data"]["late"].get("due") == late.due:
+        """A student graded before, whose lateness is now seen otherwise (a
+        new extension, a times file, no policy at all: ``late`` None):
+        their feedback and results.json say what applies now; the points
+        are not graded again."""
+        extra = stored.get("extra_data") if isinstance(stored.get("extra_data"), dict) else {}
+        before = extra.get("late")
+        raw = sum(self.points_of(stored).values())
+        now = None if late is None else {**late.as_dict(), "raw": raw, "penalty": late.penalty(raw)}
+        if before == now:
             return
+        folder = self.folder(entry.student_id)
         try:
-            with open(os.path.join(self.folder(entry.student_id), FEEDBACK), encoding="utf-8") as f:
+            with open(os.path.join(folder, FEEDBACK), encoding="utf-8") as f:
                 markdown = without_late(f.read())
         except OSError:
             return
-        raw = sum(self.points_of(stored).values())
-        stored["extra_data"]["late"] = {**late.as_dict(), "raw": raw, "penalty": late.penalty(raw)}
-        write_atomically(os.path.join(self.folder(entry.student_id), FEEDBACK), with_late(markdown, late, raw))
-        write_atomically(os.path.join(self.folder(entry.student_id), RESULTS), json.dumps(stored, ensure_ascii=False, indent=2) + "\n")
+        if now is None:
+            extra.pop("late", None)
+        else:
+            extra["late"] = now
+            markdown = with_late(markdown, late, raw)
+        write_atomically(os.path.join(folder, FEEDBACK), markdown)
+        write_atomically(os.path.join(folder, RESULTS), json.dumps(stored, ensure_ascii=False, indent=2) + "\n")
 
 
 def with_note(markdown: str, note: str) -> str:

@@ -130,8 +130,10 @@ def _resubmitted(filename: str) -> str:
 
 
 def read(path: str, work_dir: str, assignment: str | None = "attention", exclude: tuple = ()) -> Download:
-    """The submissions in ``path``, a folder or a zip of the whole class."""
+    """The submissions in ``path``, a folder or a zip of the whole class;
+    what is unpacked or copied goes under ``work_dir``."""
     warnings: list[str] = []
+    os.makedirs(work_dir, exist_ok=True)
     if os.path.isfile(path) and not os.path.islink(path):
         folder = os.path.join(work_dir, "download")
         os.makedirs(folder, exist_ok=True)
@@ -142,16 +144,19 @@ def read(path: str, work_dir: str, assignment: str | None = "attention", exclude
         inside = [n for n in os.listdir(folder) if n not in QUIET]
         if len(inside) == 1 and _is_dir(folder, inside[0]) and not moodle_name(inside[0]):
             path = os.path.join(folder, inside[0])  # a zip of the download's folder
+    excluded = {os.path.realpath(p) for p in exclude}
     try:
-        names = sorted(n for n in os.listdir(path) if not n.startswith(".") and n not in QUIET)
+        names = sorted(n for n in os.listdir(path) if not n.startswith(".") and n not in QUIET and os.path.realpath(os.path.join(path, n)) not in excluded)
     except OSError as exc:
         return Download("folders", [], [f"cannot read {path}: {exc.strerror}"])
+    # A platform's layout when most names are its own: a folder per student
+    # with one odd file in it stays a folder per student.
     canvas = [n for n in names if canvas_file(n) and _is_file(path, n)]
     moodle = [n for n in names if moodle_name(n)]
-    if canvas and len(canvas) >= len(moodle):
+    if len(canvas) * 2 > len(names):
         entries = _canvas(path, names, work_dir, assignment, warnings)
         return Download(CANVAS, entries, warnings)
-    if moodle:
+    if len(moodle) * 2 > len(names):
         entries = _moodle(path, names, work_dir, assignment, warnings)
         return Download(MOODLE, entries, warnings)
     entries, more = intake.discover(path, work_dir, assignment, exclude)

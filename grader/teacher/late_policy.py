@@ -61,6 +61,21 @@ class Policy:
     extension_lines: dict[str, int] = field(default_factory=dict)  # student id -> its line, for errors
     extensions_path: str = ""
     times: dict[str, datetime.datetime] = field(default_factory=dict)
+    times_path: str = ""
+
+    def describe(self) -> str:
+        """One line for the batch's output: what the policy does."""
+        parts = [
+            f"截止 / due {self.due.isoformat()} ({self.zone_name})",
+            f"{self.per_day:g}% / 天 / day",
+            f"最多 / at most {self.max_penalty:g}%",
+            f"宽限 / grace {self.grace_days} 天 / days",
+        ]
+        if self.extensions:
+            parts.append(f"延期 / extensions {len(self.extensions)}")
+        if self.times:
+            parts.append(f"时间 / times {len(self.times)} ({os.path.basename(self.times_path)})")
+        return ", ".join(parts)
 
     def due_for(self, student_id: str) -> datetime.datetime:
         return self.extensions.get(student_id, self.due)
@@ -219,6 +234,7 @@ def load(path: str) -> Policy:
             policy.extensions_path = named
         else:
             policy.times, _ = _times_file(named, ("student_id", "submitted_at"), zone, path, line, "submitted_at")
+            policy.times_path = named
     return policy
 
 

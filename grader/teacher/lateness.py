@@ -53,7 +53,7 @@ class Lateness:
         if strangers:
             self.warnings.append(f"times 文件里有不在本批提交里的学生，忽略 / students in the times file but not among the submissions, ignored: {', '.join(strangers[:5])}")
         late, unknown, unreadable = {}, [], []
-        times_name = "times: " + os.path.basename(self.policy.path)
+        times_name = "times: " + os.path.basename(self.policy.times_path)
         for e in entries:
             sid = e.student_id
             when = late_policy.nbgrader_time(e.submitted_at) if e.time_source == "timestamp.txt" and e.submitted_at else None

@@ -33,7 +33,8 @@ from grader.teacher.batch_output import text_cell
 from grader.teacher.moodle_worksheet import Worksheet
 from grader.teacher.platform_csv import PlatformFileError
 
-FULL_MARKS = float(sum(e.points for e in EXERCISES))
+POINTS = {e.id: e.points for e in EXERCISES}
+FULL_MARKS = float(sum(POINTS.values()))
 
 
 def _err(*parts) -> None:
@@ -106,7 +107,7 @@ def comment(s, data) -> str:
     late = s.late or {}
     raw = late.get("raw")
     lines.append(f"总分 / total: {s.total:g}/{FULL_MARKS:g}" + (f"（迟交扣分前 / before the late penalty {raw}）" if raw and _number(raw) != s.total else ""))
-    lines.append("; ".join(f"{ex} {s.points[ex]:g}/{data.maxima.get(ex) or e.points:g}" for ex, e in zip(data.exercises, EXERCISES)))
+    lines.append("; ".join(f"{ex} {s.points[ex]:g}/{POINTS.get(ex, data.maxima.get(ex, 0)):g}" for ex in data.exercises))
     for d in data.diagnoses:
         if s.id in d.students:
             lines.append(f"{d.exercise}: {d.zh} / {d.en}")
@@ -117,7 +118,10 @@ def comment(s, data) -> str:
     return text_cell("\n".join(lines))
 
 
-def _report(m: Matching, written: int, to: str, allow: bool) -> int:
+def _report(m: Matching, written: int, to: str, allow: bool, data=None) -> int:
+    for s in data.students if data else []:
+        if not s.graded and s.id in m.rows:
+            _err(f"未评分，填 {s.total:g} / not graded, {s.total:g} filled in: {s.id}: {s.why_not_graded or s.note}")
     for who in m.ours_unmatched:
         _err(f"未匹配：平台文件里找不到 / not matched, not in the platform's file: {who}")
     for who in m.theirs_without_result:
@@ -135,7 +139,7 @@ def _canvas(args, data) -> int:
         return _usage("canvas 需要 --gradebook 和 --column / canvas needs --gradebook and --column")
     table = platform_csv.read(args.gradebook, "Canvas 成绩册 / Canvas gradebook export")
     header = [c.strip().lstrip("\ufeff") for c in table.header]
-    if not header or "Student" not in header[0] and header[:2] != ["LastName", "FirstName"] or "ID" not in header:
+    if not header or ("Student" not in header[0] and header[:2] != ["LastName", "FirstName"]) or "ID" not in header:
         raise PlatformFileError(f"{args.gradebook}: 第一行不是 Canvas 成绩册的表头（Student, ID, …） / the first row is not a Canvas gradebook's header (Student, ID, …)")
     col = table.column(args.column)
     if col is None:
@@ -162,7 +166,7 @@ def _canvas(args, data) -> int:
         row = table.rows[i]
         row.extend([""] * (col + 1 - len(row)))
         row[col] = _grade_text(by_id[sid].total * scale, table.delimiter == ";")
-    code = _report(m, len(m.rows), args.to, args.allow_unmatched)
+    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data)
     if code == 0:
         table.write(args.to)
     return code
@@ -196,7 +200,7 @@ def _moodle(args, data) -> int:
             row[sheet.comments] = comment(s, data)
     for most in sorted(scaled):
         print(f"按 Moodle 的满分换算 / scaled to Moodle's maximum grade: {FULL_MARKS:g} → {most:g}", flush=True)
-    code = _report(m, len(m.rows), args.to, args.allow_unmatched)
+    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data)
     if code == 0:
         table.write(args.to)
     return code

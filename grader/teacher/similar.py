@@ -1,10 +1,11 @@
 """``python -m grader similar DIR --out OUT``: submissions that are suspiciously alike.
 
-The class folder is read as ``batch`` reads it (``intake.discover``); every
-pair of students is compared exercise by exercise with copydetect's
-fingerprints (tokens, not text: names become one letter, comments and
-layout are dropped, so renaming variables, reordering functions, adding
-comments or reformatting hides nothing). What is found goes to
+The class folder is read as ``batch`` reads it (``downloads.read``: a
+Canvas or Moodle download too); every pair of students is compared
+exercise by exercise with copydetect's fingerprints (tokens, not text:
+names become one letter, comments and layout are dropped, so renaming
+variables, reordering functions, adding comments or reformatting hides
+nothing). What is found goes to
 ``OUT/similar.json`` and ``OUT/similar.html``; the class report shows the same
 section (``html_section``, ``markdown_section``) from the JSON.
 
@@ -51,7 +52,7 @@ from grader.engine import submission
 from grader.exercises import IDS
 from grader.files import PROJECT, write_atomically
 from grader.markup import html_text, markdown_text
-from grader.teacher import intake
+from grader.teacher import downloads, intake
 
 GIVEN = ("exercises", "solutions")  # folders of code the course gave: boilerplate
 JSON_NAME, HTML_NAME = "similar.json", "similar.html"
@@ -320,8 +321,8 @@ def _usage(message: str) -> int:
 
 def run(args) -> int:
     """The command line's ``similar`` verb."""
-    if not os.path.isdir(args.dir):
-        return _usage(f"找不到文件夹 / no such folder: {args.dir}")
+    if not os.path.isdir(args.dir) and not (os.path.isfile(args.dir) and args.dir.lower().endswith(".zip")):
+        return _usage(f"找不到文件夹或 zip / no such folder or zip: {args.dir}")
     if not 0 <= args.threshold <= 1:
         return _usage(f"--threshold 应在 0 到 1 之间 / --threshold must be between 0 and 1 (got {args.threshold:g})")
     if args.top < 1:
@@ -337,7 +338,8 @@ def run(args) -> int:
         return _usage(f"无法写入 / cannot write to {args.out}: {exc.strerror}")
     start = time.monotonic()
     try:
-        entries, warnings = intake.discover(args.dir, work, args.assignment, exclude=(out,))
+        found = downloads.read(args.dir, work, args.assignment, exclude=(out,))
+        entries, warnings = found.entries, found.warnings
         for w in warnings:
             print(w, file=sys.stderr)
         if not entries:

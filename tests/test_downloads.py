@@ -1,0 +1,159 @@
+"""Reading a platform's download (grader/teacher/downloads.py) without
+grading it: names taken apart as Canvas and Moodle write them, the layout
+recognised only when it is the platform's, and a class zip unpacked as
+safely as a student's (no path outside, no link, no bomb)."""
+import io
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.teacher import downloads
+from grader.teacher.downloads import canvas_file, moodle_name
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = (ROOT / "solutions" / "ex0_weighted_sum.py").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("smithjohn_12345_678901_ex0_weighted_sum.py", ("smithjohn", "12345", False, 678901, "ex0_weighted_sum.py")),
+        ("smithjohn_LATE_12345_678901_ex0_weighted_sum.py", ("smithjohn", "12345", True, 678901, "ex0_weighted_sum.py")),
+        ("müllerjürgen_7_8_ex0_weighted_sum-1.py", ("müllerjürgen", "7", False, 8, "ex0_weighted_sum-1.py")),
+        ("o_brien_sean_7_8_my file.py", ("o_brien_sean", "7", False, 8, "my file.py")),  # underscores stay in names
+        ("anon_x8Yz2_901_ex1_averaging.py", ("", "anon_x8Yz2", False, 901, "ex1_averaging.py")),
+        ("LATE_anon_x8Yz2_901_ex1_averaging.py", ("", "anon_x8Yz2", True, 901, "ex1_averaging.py")),
+        ("zhangwei_103_text.html", ("zhangwei", "103", False, None, "text.html")),
+        ("zhangwei_103_link.html", ("zhangwei", "103", False, None, "link.html")),
+        ("ex0_weighted_sum.py", None),
+        ("smithjohn_12345_notes.txt", None),
+        ("smithjohn_١٢٣_٤٥٦_x.py", None),  # digits of another script are no Canvas id
+    ],
+)
+def test_canvas_names(name, want):
+    got = canvas_file(name)
+    assert (None if got is None else (got.name, got.student_id, got.late, got.attachment, got.filename)) == want
+
+
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("Li Hua_2001_assignsubmission_file", ("Li Hua", "2001", "file", "")),
+        ("Li Hua_2001_assignsubmission_file_", ("Li Hua", "2001", "file", "")),  # older Moodle
+        ("Li Hua_2001_assignsubmission_file_ex0_weighted_sum.py", ("Li Hua", "2001", "file", "ex0_weighted_sum.py")),
+        ("Ana María_2002_assignsubmission_onlinetext", ("Ana María", "2002", "onlinetext", "")),
+        ("Participant_1234567_assignsubmission_file", ("Participant", "1234567", "file", "")),  # blind marking
+        ("Li Hua_assignsubmission_file", None),
+        ("2001", None),
+    ],
+)
+def test_moodle_names(name, want):
+    assert moodle_name(name) == want
+
+
+def test_one_odd_file_does_not_make_a_class_a_canvas_download(tmp_path):
+    d = tmp_path / "class"
+    for sid in ("anna", "ben", "chen"):
+        (d / sid).mkdir(parents=True)
+        (d / sid / "ex0_weighted_sum.py").write_bytes(SOLUTION)
+    (d / "smithjohn_1_2_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    found = downloads.read(str(d), str(tmp_path / "work"))
+    assert found.kind == "folders"
+    assert [e.student_id for e in found.entries] == ["anna", "ben", "chen"]
+    assert any("smithjohn_1_2" in w for w in found.warnings)
+
+
+def test_an_odd_file_in_a_canvas_download_is_named_and_ignored(tmp_path):
+    d = tmp_path / "dl"
+    d.mkdir()
+    (d / "smithjohn_1_2_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    (d / "smithjohn_1_3_ex1_averaging.py").write_bytes(SOLUTION)
+    (d / "README.txt").write_text("from the teacher")
+    found = downloads.read(str(d), str(tmp_path / "work"))
+    assert found.kind == downloads.CANVAS and [e.student_id for e in found.entries] == ["1"]
+    assert any("README.txt" in w for w in found.warnings)
+
+
+def test_hostile_names_in_a_download_become_text(tmp_path):
+    """Names are the students': control characters and bytes that are not
+    UTF-8 reach no message as they are."""
+    d = tmp_path / "dl"
+    d.mkdir()
+    (d / "evil\x1b[31mname_5_6_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    with open(os.path.join(os.fsencode(d), b"bad\xffname_7_8_ex0_weighted_sum.py"), "wb") as f:
+        f.write(SOLUTION)
+    found = downloads.read(str(d), str(tmp_path / "work"))
+    by_id = {e.student_id: e for e in found.entries}
+    assert "\x1b" not in by_id["5"].name and "\\x1b" in by_id["5"].name
+    assert by_id["7"].name == "bad\\xffname"
+    assert by_id["5"].folder and by_id["7"].folder
+
+
+def _zip(path: Path, members: dict, links: dict = {}) -> None:
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+        for name, target in links.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            z.writestr(info, target)
+
+
+def test_a_class_zip_unpacks_nothing_outside_and_no_link(tmp_path):
+    z = tmp_path / "class.zip"
+    _zip(
+        z,
+        {
+            "smithjohn_1_2_ex0_weighted_sum.py": SOLUTION,
+            "../escaped_3_4_ex0_weighted_sum.py": SOLUTION,
+            "/abs_5_6_ex0_weighted_sum.py": SOLUTION,
+        },
+        links={"linked_7_8_ex0_weighted_sum.py": "/etc/passwd"},
+    )
+    work = tmp_path / "work"
+    found = downloads.read(str(z), str(work))
+    assert found.kind == downloads.CANVAS
+    assert [e.student_id for e in found.entries] == ["1"]
+    assert not (tmp_path / "escaped_3_4_ex0_weighted_sum.py").exists()
+    assert not any(p.is_symlink() for p in work.rglob("*"))
+    said = " ".join(found.warnings)
+    assert "escaped" in said and "linked" in said
+
+
+def test_a_class_zip_that_is_no_zip_or_too_large(tmp_path, monkeypatch):
+    bad = tmp_path / "class.zip"
+    bad.write_bytes(b"not a zip")
+    found = downloads.read(str(bad), str(tmp_path / "w1"))
+    assert found.entries == [] and "valid zip" in found.warnings[0]
+    _zip(bad, {f"s_{i}_{i}_ex0_weighted_sum.py": b"x" for i in range(5)})
+    monkeypatch.setattr(downloads, "MAX_CLASS_ZIP_MEMBERS", 3)
+    found = downloads.read(str(bad), str(tmp_path / "w2"))
+    assert found.entries == [] and "too large" in found.warnings[0]
+
+
+def test_a_member_that_unpacks_larger_than_it_says_is_cut(tmp_path, monkeypatch):
+    monkeypatch.setattr(downloads.intake, "MAX_ZIP_BYTES", 1000)
+    z = tmp_path / "class.zip"
+    _zip(z, {"big_1_2_ex0_weighted_sum.py": b"#" * 5000, "small_3_4_ex0_weighted_sum.py": SOLUTION[:900]})
+    found = downloads.read(str(z), str(tmp_path / "work"))
+    assert [e.student_id for e in found.entries] == ["3"]
+    assert "big_1_2" in " ".join(found.warnings)
+
+
+def test_moodle_zip_of_a_student_and_online_text(tmp_path):
+    d = tmp_path / "dl"
+    (d / "Li Hua_2001_assignsubmission_file").mkdir(parents=True)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("hw/ex0_weighted_sum.py", SOLUTION)
+    (d / "Li Hua_2001_assignsubmission_file" / "hw.zip").write_bytes(buf.getvalue())
+    (d / "Bo Chen_2002_assignsubmission_onlinetext").mkdir()
+    (d / "Bo Chen_2002_assignsubmission_onlinetext" / "onlinetext.html").write_text("<p>hi</p>")
+    found = downloads.read(str(d), str(tmp_path / "work"))
+    assert found.kind == downloads.MOODLE
+    li, bo = found.entries
+    assert (li.student_id, li.name) == ("2001", "Li Hua") and li.folder and (Path(li.folder) / "ex0_weighted_sum.py").read_bytes() == SOLUTION
+    assert bo.folder is None and "online text" in bo.note
