@@ -36,6 +36,7 @@ MARKS = {
     "test_keyring_and_syscalls.py": ("sandbox",),
     "test_lab.py": ("slow", "browser"),
     "test_limits_per_submission.py": ("slow", "sandbox"),
+    "test_lms.py": ("slow",),
     "test_mistake_table.py": ("slow", "docs"),
     "test_new_exercise.py": ("slow",),
     "test_nbgrader_course.py": ("slow",),

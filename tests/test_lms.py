@@ -188,6 +188,18 @@ def test_canvas_resumes_and_a_new_extension_restates_the_penalty(canvas, tmp_pat
     g = grades(out)
     assert (g["104"]["late_days"], g["104"]["total"]) == ("0", str(FULL))
     assert "迟交 / late work" not in (out / "104" / "feedback.md").read_text(encoding="utf-8")
+    assert "迟交 / late work" in (out / "102" / "feedback.md").read_text(encoding="utf-8")
+    # No policy any more: no penalty anywhere, still without grading again.
+    fourth = grader("batch", canvas["tmp"] / "course-attention submissions", "--out", out, "--jobs", "1")
+    assert fourth.returncode == 0 and "评分 / grading" not in fourth.stdout + fourth.stderr
+    g = grades(out)
+    assert "penalty" not in g["102"] and g["102"]["total"] == canvas_raw(canvas, "102")
+    assert "迟交 / late work" not in (out / "102" / "feedback.md").read_text(encoding="utf-8")
+    assert '"late"' not in (out / "102" / "results.json").read_text(encoding="utf-8")
+
+
+def canvas_raw(canvas, sid: str) -> str:
+    return grades(canvas["tmp"] / "out")[sid]["raw"]
 
 
 def test_canvas_export_fills_one_column_and_keeps_every_other_cell(canvas, tmp_path):
