@@ -133,6 +133,7 @@ def test_canvas_download_is_recognised_and_graded(canvas):
     g = grades(canvas["tmp"] / "out")
     assert sorted(g) == ["101", "102", "103", "104", "105", "106"]  # keyed by Canvas user id
     assert g["101"]["raw"] == g["101"]["total"] == str(FULL)
+    assert (g["101"]["name"], g["102"]["name"], g["104"]["name"]) == ("smithjohn", "müllerjürgen", "李娜")  # kept for display
     # 102: the resubmitted ex0 and the newer of the two ex1 files are graded.
     assert float(g["102"][EX0.id]) == EX0.points and float(g["102"]["ex1_averaging"]) == EXERCISES[1].points
     assert "uploaded more than once" in g["102"]["note"] and "_ex1_averaging.py" in g["102"]["note"]
@@ -244,6 +245,10 @@ def test_canvas_export_matches_by_sis_login_then_name_and_keeps_bom_and_semicolo
     assert got[3][6] == f"{round(float(g['101']['total']) * 50 / FULL, 2):g}".replace(".", ",")
     assert got[4][6] == f"{round(float(g['102']['total']) * 50 / FULL, 2):g}".replace(".", ",")
     assert [r[:6] + r[7:] for r in got] == [r[:6] + r[7:] for r in rows]
+    # The title alone names the column when only one has it.
+    titled = grader("export", "canvas", canvas["tmp"] / "out", "--gradebook", exported, "--column", "Attention", "--to", tmp_path / "t.csv", "--allow-unmatched")
+    assert titled.returncode == 0, titled.stderr
+    assert rows_of(tmp_path / "t.csv") == got
 
 
 def test_export_usage_errors(canvas, tmp_path):
@@ -330,6 +335,7 @@ def test_moodle_download_folders_and_flat_zip(moodle):
     g = grades(moodle["tmp"] / "out")
     assert g == grades(moodle["tmp"] / "out-flat")
     assert sorted(g) == ["2001", "2002", "2003", "2005"]  # keyed by participant id
+    assert g["2002"]["name"] == "Ana María" and g["2005"]["name"] == "'=HYPERLINK(\"x\")"  # a formula stays text
     assert g["2001"]["raw"] == str(FULL) and g["2005"]["raw"] == str(FULL)
     assert "online text" in g["2002"]["note"] and g["2002"]["raw"] == "0"
     assert float(g["2003"][EX0.id]) < EX0.points
@@ -413,7 +419,7 @@ def test_without_a_policy_grades_csv_is_as_before(canvas, tmp_path):
     proc = grader("batch", canvas["tmp"] / "course-attention submissions", "--out", tmp_path / "out", "--no-report", "--jobs", "2")
     assert proc.returncode == 0, proc.stderr
     header = rows_of(tmp_path / "out" / "grades.csv")[0]
-    assert header == ["student_id", *(e.id for e in EXERCISES), "total", "note"]
+    assert header == ["student_id", "name", *(e.id for e in EXERCISES), "total", "note"]
     assert "迟交" not in (tmp_path / "out" / "102" / "feedback.md").read_text(encoding="utf-8")
 
 

@@ -164,6 +164,7 @@ class _Batch:
             _err(w)
         if not entries:
             _err(f"没有找到提交 / no submissions found in {self.args.dir}")
+        self.store.names = {e.student_id: e.name for e in entries if e.name}
         if self.lateness is not None:
             try:
                 self.late = self.lateness.of(entries)

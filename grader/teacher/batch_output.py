@@ -6,6 +6,7 @@ finishes:
 - ``<id>/feedback.md``: the student's feedback;
 - ``grades.csv``: one row per student, sorted by id; a text cell a
   spreadsheet could take for a formula starts with ``'`` (``text_cell``).
+  A platform's download gives names: then a ``name`` column follows the id.
   With a late policy it also has ``raw`` (the points earned),
   ``late_days``, ``penalty`` (points), ``submitted_at`` and ``time_source``
   (where that time came from); ``total`` is then after the penalty.
@@ -29,6 +30,7 @@ FEEDBACK = "feedback.md"
 GRADES = "grades.csv"
 # grades.csv's columns after the exercises' with a late policy (``total`` and ``note`` always end it).
 LATE_COLUMNS = ("raw", "late_days", "penalty", "submitted_at", "time_source")
+NAME = "name"  # grades.csv's column of names, after the id, when the download gives them
 
 
 def _num(x: float) -> str:
@@ -61,6 +63,7 @@ class BatchOutput:
         """``late``: the batch has a late policy, and grades.csv its columns."""
         self.out, self.assignment, self.late = out, assignment, late
         self.rows: dict[str, dict] = {}
+        self.names: dict[str, str] = {}  # student id -> name, where the download gives one
 
     def folder(self, student_id: str) -> str:
         return os.path.join(self.out, intake.safe_name(student_id))
@@ -106,7 +109,8 @@ class BatchOutput:
         # RFC 4180's line ends: the csv module quotes a cell with a CR in it
         # only when CR is part of the line terminator (else the row splits).
         w = csv.writer(buf, lineterminator="\r\n")
-        w.writerow(["student_id", *IDS, *(LATE_COLUMNS if self.late else ()), "total", "note"])
+        named = bool(self.names)
+        w.writerow(["student_id", *((NAME,) if named else ()), *IDS, *(LATE_COLUMNS if self.late else ()), "total", "note"])
         for sid in sorted(self.rows):
             r = self.rows[sid]
             raw = sum(r["points"].values())
@@ -115,7 +119,8 @@ class BatchOutput:
                 penalty = late.penalty(raw) if late else 0.0
                 total = raw - penalty
                 extra = [_num(raw), str(late.late_days) if late else "0", _num(penalty), late.submitted_at if late else "", text_cell(late.source) if late else ""]
-            w.writerow([text_cell(sid), *(_num(r["points"][ex]) for ex in IDS), *extra, _num(total), text_cell(r["note"])])
+            name = [text_cell(self.names.get(sid, ""))] if named else []
+            w.writerow([text_cell(sid), *name, *(_num(r["points"][ex]) for ex in IDS), *extra, _num(total), text_cell(r["note"])])
         write_atomically(os.path.join(self.out, GRADES), buf.getvalue())
 
     def write_student(self, entry, results: dict, markdown: str, finished: bool, quote_note: bool = True, late=None) -> None:

@@ -26,7 +26,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from grader.teacher.batch_output import FEEDBACK, GRADES, LATE_COLUMNS, RESULTS
+from grader.teacher.batch_output import FEEDBACK, GRADES, LATE_COLUMNS, NAME, RESULTS
 from grader.teacher.intake import safe_name
 
 MAX_RESULTS_BYTES = 64 * 1024**2  # the batch's own limit on a results.json it reads back
@@ -47,7 +47,7 @@ class Student:
     not_started: list[str] = field(default_factory=list)  # exercises whose every check met the stub
     why_not_graded: str = ""
     late: dict[str, str] | None = None  # grades.csv's late columns (raw, late_days, penalty, ...), with a late policy
-    name: str = ""  # the name the platform's download gave (results.json), if any
+    name: str = ""  # the name the platform's download gave (grades.csv's name column, else results.json), if any
 
     @property
     def late_days(self) -> int:
@@ -216,7 +216,7 @@ def _read_grades(out: str) -> tuple[list[Student], list[str], list[str]]:
     if len(header) < 3 or header[0] != "student_id" or header[-2:] != ["total", "note"]:
         raise NotBatchOutput(path)
     late = [c for c in header[1:-2] if c in LATE_COLUMNS]
-    exercises = [c for c in header[1:-2] if c not in LATE_COLUMNS]
+    exercises = [c for c in header[1:-2] if c not in LATE_COLUMNS and c != NAME]
     students, seen = [], set()
     for n, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
@@ -229,7 +229,7 @@ def _read_grades(out: str) -> tuple[list[Student], list[str], list[str]]:
         seen.add(sid)
         cells = dict(zip(header, row))
         points = {ex: _float(cells[ex]) for ex in exercises}
-        students.append(Student(sid, points, _float(row[-2]), _uncell(row[-1]), late={c: _uncell(cells[c]) for c in late} or None))
+        students.append(Student(sid, points, _float(row[-2]), _uncell(row[-1]), late={c: _uncell(cells[c]) for c in late} or None, name=_uncell(cells.get(NAME, ""))))
     return students, exercises, problems
 
 
@@ -258,7 +258,7 @@ def _read_results(out: str, s: Student, problems: list[str]) -> dict | None:
         return None
     extra = results.get("extra_data") if isinstance(results.get("extra_data"), dict) else {}
     got = _points(results["tests"], list(s.points))[0]
-    if isinstance(extra.get("name"), str):
+    if isinstance(extra.get("name"), str) and not s.name:
         s.name = extra["name"]
     if extra.get("student_id") != s.id:
         # Another id's folder (two ids one file system cannot tell apart), or not the batch's file.

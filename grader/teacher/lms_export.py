@@ -143,6 +143,10 @@ def _canvas(args, data) -> int:
         raise PlatformFileError(f"{args.gradebook}: 第一行不是 Canvas 成绩册的表头（Student, ID, …） / the first row is not a Canvas gradebook's header (Student, ID, …)")
     col = table.column(args.column)
     if col is None:
+        # The title alone, when one column has it: "Attention" for "Attention (777)".
+        titled = [i for i, h in enumerate(header) if re.fullmatch(rf"{re.escape(args.column.strip())} \(\d+\)", h)]
+        col = titled[0] if len(titled) == 1 else None
+    if col is None:
         shown = ", ".join(h for h in header if re.search(r"\(\d+\)$", h))
         return _usage(f"成绩册里没有这一列 / no column {args.column!r} in {args.gradebook} (its assignments: {shown})")
     cols = {key: table.column(key) for key in ("ID", "SIS Login ID", "SIS User ID")}

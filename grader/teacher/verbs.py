@@ -54,7 +54,7 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
     x.add_argument("platform", choices=("canvas", "moodle"), help="the learning platform")
     x.add_argument("out", metavar="OUT", help="the folder `batch --out` wrote (with grades.csv)")
     x.add_argument("--gradebook", metavar="CSV", help="canvas: the gradebook CSV exported from Canvas (Grades > Export)")
-    x.add_argument("--column", metavar="NAME", help='canvas: the assignment\'s column, as its header says: "<assignment> (<id>)"')
+    x.add_argument("--column", metavar="NAME", help='canvas: the assignment\'s column, as its header says: "<assignment> (<id>)" (or the title alone, when one column has it)')
     x.add_argument("--worksheet", metavar="CSV", help="moodle: the grading worksheet downloaded from the assignment")
     x.add_argument("--to", required=True, metavar="CSV", help="the file to write, for the platform's import")
     x.add_argument("--allow-unmatched", action="store_true", help="write the file even when some students could not be matched")
