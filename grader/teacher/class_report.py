@@ -133,7 +133,18 @@ def _exercise_name(ex: str) -> str:
 
 
 def _student(s: class_data.Student):
-    return Link(s.id, s.feedback) if s.feedback else s.id
+    """The student as the report names them: their id, and the name the
+    platform's download gave; a link to their feedback."""
+    label = f"{s.id} {s.name}" if s.name and s.name != s.id else s.id
+    return Link(label, s.feedback) if s.feedback else label
+
+
+def _when(iso: str) -> str:
+    """An ISO 8601 time as people read it: "2026-12-12 10:00 (+08:00)"."""
+    if len(iso) < 16 or iso[10] != "T":
+        return iso or "—"
+    offset = iso[19:].lstrip(".0123456789")
+    return f"{iso[:10]} {iso[11:16]}" + (f" ({offset})" if offset else "")
 
 
 # ----------------------------------------------------------- the sections
@@ -277,9 +288,12 @@ def _late(data) -> Section:
     late = sorted((s for s in data.students if s.late_days), key=lambda s: (-s.late_days, s.id))
     unknown = [s for s in data.students if s.late and not s.late.get("time_source")]
     if late:
-        rows = [[_student(s), str(s.late_days), s.late.get("submitted_at") or "—", s.late.get("time_source", ""), s.late.get("raw", ""), s.late.get("penalty", ""), _num(s.total)] for s in late]
+        rows = [
+            [_student(s), str(s.late_days), _when(s.late.get("submitted_at", "")) if s.late.get("submitted_at") else "— (只说迟交 / late, no time)", s.late.get("time_source", ""), s.late.get("raw", ""), s.late.get("penalty", ""), _num(s.total)]
+            for s in late
+        ]
         head = ["学生 / student", "迟交天数 / days late", "提交时间 / handed in", "时间来源 / time from", "扣前 / raw", "扣分 / penalty", "总分 / total"]
-        section.blocks.append(Table(head, rows, numeric=(1, 4, 5, 6), id="late-table"))
+        section.blocks.append(Table(head, rows, numeric=(1, 4, 5, 6), id="late-table", nowrap=(2,)))
     else:
         section.blocks.append(Para("没有人迟交 / no one handed in late"))
     if unknown:
