@@ -157,3 +157,37 @@ def test_moodle_zip_of_a_student_and_online_text(tmp_path):
     li, bo = found.entries
     assert (li.student_id, li.name) == ("2001", "Li Hua") and li.folder and (Path(li.folder) / "ex0_weighted_sum.py").read_bytes() == SOLUTION
     assert bo.folder is None and "online text" in bo.note
+
+
+def test_of_two_files_of_one_name_the_later_upload_is_graded(tmp_path):
+    """Canvas's ``-N`` marks a name given again (the later upload, whatever
+    the attachment ids); of the same name twice, the larger attachment id."""
+    d = tmp_path / "dl"
+    d.mkdir()
+    wrong = b"def weighted_sum(scores, values):\n    return values[0]\n"
+    (d / "ann_1_900_ex0_weighted_sum.py").write_bytes(wrong)
+    (d / "ann_1_100_ex0_weighted_sum-1.py").write_bytes(SOLUTION)
+    (d / "bob_2_300_ex0_weighted_sum.py").write_bytes(wrong)
+    (d / "bob_2_400_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    found = downloads.read(str(d), str(tmp_path / "work"))
+    for e in found.entries:
+        assert (Path(e.folder) / "ex0_weighted_sum.py").read_bytes() == SOLUTION, e.student_id
+        assert "uploaded more than once" in e.note
+    assert "ann_1_900" in found.entries[0].note and "bob_2_300" in found.entries[1].note
+
+
+def test_one_students_unreadable_files_cost_only_them(tmp_path, monkeypatch):
+    d = tmp_path / "dl"
+    d.mkdir()
+    (d / "ann_1_2_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    (d / "bob_3_4_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    real = downloads.intake.from_folder
+
+    def fails_for_bob(root, sid, *args):
+        if sid == "3":
+            raise OSError("disk gone")
+        return real(root, sid, *args)
+
+    monkeypatch.setattr(downloads.intake, "from_folder", fails_for_bob)
+    ann, bob = downloads.read(str(d), str(tmp_path / "work")).entries
+    assert ann.folder and bob.folder is None and "could not be read" in bob.note and bob.name == "bob"

@@ -115,15 +115,24 @@ def moodle_name(name: str) -> tuple[str, str, str, str] | None:
     return m["name"], m["id"], m["plugin"], m["file"] or ""
 
 
-def _resubmitted(filename: str) -> str:
-    """``ex0_weighted_sum-2.py`` -> ``ex0_weighted_sum.py``: the name a
-    file had before Canvas told it from an earlier upload of that name;
-    other names as they are."""
+def _resubmitted(filename: str) -> tuple[str, int]:
+    """``ex0_weighted_sum-2.py`` -> (``ex0_weighted_sum.py``, 2): the name a
+    file had before Canvas told it from an earlier upload of that name, and
+    how many came before; other names as they are, with 0."""
     stem, dot, ext = filename.rpartition(".")
-    m = re.fullmatch(r"(.+)-\d+", stem)
+    m = re.fullmatch(r"(.+)-(\d+)", stem)
     if dot and m and f"{m[1]}.{ext}" in FILENAMES:
-        return f"{m[1]}.{ext}"
-    return filename
+        return f"{m[1]}.{ext}", int(m[2])
+    return filename, 0
+
+
+def _guarded(sid: str, name: str, read) -> Entry:
+    """``read()``'s entry; a note instead if it fails: one student's odd
+    files never stop the batch."""
+    try:
+        return read()
+    except Exception as exc:  # noqa: BLE001
+        return Entry(sid, None, _note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})"), printable(name or sid), name=printable(name))
 
 
 # ------------------------------------------------------------------ read
@@ -196,7 +205,8 @@ def _canvas(root: str, names: list[str], work_dir: str, assignment, warnings: li
         if texts:
             notes.append(_note("文本或网址提交不评分", "a text entry or URL is not graded") + ": " + intake._list(texts))
         uploads = [(f, n) for f, n in files if f.attachment is not None]
-        entry = _platform_entry(root, sid, name, [(_resubmitted(f.filename), f.attachment, n) for f, n in uploads], work_dir, assignment, notes)
+        given = [(*_resubmitted(f.filename), f.attachment, n) for f, n in uploads]
+        entry = _guarded(sid, name, lambda: _platform_entry(root, sid, name, given, work_dir, assignment, notes))
         entry.marked_late, entry.name = late, printable(name)
         entries.append(entry)
     return entries
@@ -217,7 +227,7 @@ def _moodle(root: str, names: list[str], work_dir: str, assignment, warnings: li
         elif _is_dir(root, n):
             s["folders"].append(n)
         else:
-            s["files"].append((filename, None, n))
+            s["files"].append((filename, 0, None, n))
     _ignored(others, warnings, "不是 Moodle 下载的文件", "not part of a Moodle download")
     entries = []
     for sid in sorted(by_student, key=lambda s: (len(s), s)):
@@ -226,12 +236,12 @@ def _moodle(root: str, names: list[str], work_dir: str, assignment, warnings: li
         if s["other"]:
             notes.append(_note("在线文本等提交不评分", "online text and other non-file submissions are not graded") + ": " + ", ".join(sorted(set(s["other"]))))
         if len(s["folders"]) > 1 or (s["folders"] and s["files"]):
-            shown = intake._list(s["folders"] + [n for *_, n in s["files"]], 5)
+            shown = intake._list(s["folders"] + [f[-1] for f in s["files"]], 5)
             entry = Entry(sid, None, _note(f"重复提交（{shown}），均未评分", f"given twice ({shown}): neither graded"), printable(s["name"]))
         elif s["folders"]:
-            entry = _moodle_folder(root, s["folders"][0], sid, work_dir, assignment)
+            entry = _guarded(sid, s["name"], lambda: _moodle_folder(root, s["folders"][0], sid, work_dir, assignment))
         else:
-            entry = _platform_entry(root, sid, s["name"], s["files"], work_dir, assignment, [])
+            entry = _guarded(sid, s["name"], lambda: _platform_entry(root, sid, s["name"], s["files"], work_dir, assignment, []))
         entry.name = printable(s["name"])
         entry.note = "; ".join(filter(None, [*notes, entry.note]))
         entries.append(entry)
@@ -259,28 +269,30 @@ def _moodle_folder(root: str, folder: str, sid: str, work_dir: str, assignment) 
     return intake.from_folder(path, sid, folder, assignment)
 
 
-def _platform_entry(root: str, sid: str, name: str, files: list[tuple[str, int | None, str]], work_dir: str, assignment, notes: list[str]) -> Entry:
+def _platform_entry(root: str, sid: str, name: str, files: list[tuple[str, int, int | None, str]], work_dir: str, assignment, notes: list[str]) -> Entry:
     """A student whose files lie flat in ``root``: ``files`` is (the name
-    they gave it, upload order or None, its name in ``root``). Copied under
-    the names they gave into a folder of the work folder, and graded there;
-    a single zip is read as a zip."""
-    display = printable(name) + f" ({sid})" if name else sid
+    they gave it, Canvas's ``-N`` of a name given again or 0, the upload's
+    attachment id or None, its name in ``root``). Copied under the names
+    they gave into a folder of the work folder, and graded there; a single
+    zip is read as a zip. Of two files of one name the later upload wins:
+    the larger ``-N``, then the larger attachment id."""
+    display = f"{printable(name)} ({sid})" if name else sid
     if len(files) == 1 and files[0][0].lower().endswith(".zip"):
-        entry = intake.from_zip(os.path.join(root, files[0][2]), sid, display, work_dir, assignment)
+        entry = intake.from_zip(os.path.join(root, files[0][3]), sid, display, work_dir, assignment)
         entry.note = "; ".join(filter(None, [*notes, entry.note]))
         return entry
-    chosen: dict[str, tuple[int | None, str]] = {}
+    chosen: dict[str, str] = {}
     older: list[str] = []
-    for given, order, real in sorted(files, key=lambda f: (f[1] or 0, f[2])):
+    for given, _, _, real in sorted(files, key=lambda f: (f[1], f[2] or 0, f[3])):
         if given in chosen:
-            older.append(chosen[given][1])
-        chosen[given] = (order, real)
+            older.append(chosen[given])
+        chosen[given] = real
     if older:
         notes.append(_note("同名文件上传了多次，只评最新的一份；未评", "a file of that name was uploaded more than once: the newest is graded, not") + ": " + intake._list(older))
     folder = os.path.join(work_dir, "students", intake.safe_name(sid))
     os.makedirs(folder, exist_ok=True)
     junk = []
-    for given, (order, real) in sorted(chosen.items()):
+    for given, real in sorted(chosen.items()):
         if given not in FILENAMES or "/" in given:
             junk.append(real)
             continue
