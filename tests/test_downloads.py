@@ -191,3 +191,24 @@ def test_one_students_unreadable_files_cost_only_them(tmp_path, monkeypatch):
     monkeypatch.setattr(downloads.intake, "from_folder", fails_for_bob)
     ann, bob = downloads.read(str(d), str(tmp_path / "work")).entries
     assert ann.folder and bob.folder is None and "could not be read" in bob.note and bob.name == "bob"
+
+
+def test_matching_an_export_tries_ids_in_order_then_names_and_never_guesses():
+    """lms_export.match: the platform's id, then the other ids it lists,
+    then the name; two rows of one name are not guessed between."""
+    from types import SimpleNamespace as S
+
+    from grader.teacher.lms_export import match
+
+    students = [S(id="101", name=""), S(id="jsmith", name=""), S(id="7", name="müllerjürgen"), S(id="8", name="Wang Fang"), S(id="9", name="")]
+    rows = {
+        1: {"name": "Smith, John", "ID": "555", "SIS Login ID": "jsmith"},
+        2: {"name": "Doe, Jane", "ID": "101", "SIS Login ID": "x"},
+        3: {"name": "Müller, Jürgen", "ID": "556", "SIS Login ID": "y"},
+        4: {"name": "Wang Fang", "ID": "557", "SIS Login ID": "z1"},
+        5: {"name": "Wang Fang", "ID": "558", "SIS Login ID": "z2"},
+    }
+    m = match(students, rows, ["ID", "SIS Login ID"])
+    assert m.rows == {"101": 2, "jsmith": 1, "7": 3}
+    assert m.ours_unmatched == ["8 (Wang Fang)", "9"]
+    assert m.theirs_without_result == ["Wang Fang (557)", "Wang Fang (558)"]
