@@ -379,7 +379,7 @@ def test_moodle_export_fills_grade_and_comments_cell_by_cell(moodle, tmp_path):
     assert "1 day(s) late" not in by_pid["Participant 2001"][comments]
 
 
-def test_moodle_gradebook_has_nbgraders_late_penalty(canvas, tmp_path):
+def test_the_gradebook_has_nbgraders_late_penalty(canvas, tmp_path):
     """nbgrader's own export reads the penalty the batch wrote."""
     out = canvas["tmp"] / "out"
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
