@@ -252,6 +252,17 @@ def test_canvas_export_matches_by_sis_login_then_name_and_keeps_bom_and_semicolo
     assert rows_of(tmp_path / "t.csv") == got
 
 
+def test_names_from_the_platform_reach_the_terminal_as_text(canvas, tmp_path):
+    """A student picks their own platform name: the export's list of the
+    unmatched shows its control characters escaped."""
+    exported = tmp_path / "export.csv"
+    write_gradebook(exported, GRADEBOOK + [["Evil\x1b]0;owned\x07\x1b[2J, Eve", "777", "", "eve", "Section A", *[""] * 8]])
+    proc = grader("export", "canvas", canvas["tmp"] / "out", "--gradebook", exported, "--column", "Attention (777)", "--to", tmp_path / "x.csv")
+    assert proc.returncode == 1
+    assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
+    assert "Evil\\x1b]0;owned\\x07\\x1b[2J, Eve (777)" in proc.stderr
+
+
 def test_export_usage_errors(canvas, tmp_path):
     exported = tmp_path / "export.csv"
     write_gradebook(exported, GRADEBOOK)

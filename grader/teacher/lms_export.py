@@ -32,6 +32,7 @@ from grader.teacher import class_data, platform_csv
 from grader.teacher.batch_output import text_cell
 from grader.teacher.moodle_worksheet import Worksheet
 from grader.teacher.platform_csv import PlatformFileError
+from grader.text import visible
 
 POINTS = {e.id: e.points for e in EXERCISES}
 FULL_MARKS = float(sum(POINTS.values()))
@@ -95,8 +96,9 @@ def match(students: list, rows: dict[int, dict], keys: list[str]) -> Matching:
                     found[s.id] = hits[0]
                     taken[hits[0]] = s.id
                     break
-    ours = [f"{s.id}" + (f" ({s.name})" if s.name else "") for s in students if s.id not in found]
-    theirs = [f"{r.get('name', '')} ({r.get(keys[0], '')})" for i, r in rows.items() if i not in taken]
+    # Names as the terminal shows them: a student chooses their platform name.
+    ours = [visible(f"{s.id}" + (f" ({s.name})" if s.name else ""), name=True) for s in students if s.id not in found]
+    theirs = [visible(f"{r.get('name', '')} ({r.get(keys[0], '')})", name=True) for i, r in rows.items() if i not in taken]
     return Matching(found, ours, theirs)
 
 

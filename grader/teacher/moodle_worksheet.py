@@ -32,7 +32,9 @@ class Worksheet:
                 f"{path}: 没有 “{IDENTIFIER}” 和 “{GRADE}” 两列，不是 Moodle 的评分表（英文界面下载） / "
                 f"no “{IDENTIFIER}” and “{GRADE}” columns: not a Moodle grading worksheet (download it with Moodle in English)"
             )
-        self.maximum = self.table.column(MAXIMUM) or self.table.column("Maximum grade")
+        self.maximum = self.table.column(MAXIMUM)
+        if self.maximum is None:
+            self.maximum = self.table.column("Maximum grade")  # the header's other spelling in Moodle's strings
         self.submitted = self.table.column(SUBMITTED)
         self.comments = self.table.column(COMMENTS)
 
