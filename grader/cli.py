@@ -31,6 +31,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="only the public checks, as a student's copy has them (an nbgrader notebook's Validate)",
     )
+    g.add_argument(
+        "--watch",
+        action="store_true",
+        help="stay open and grade an exercise again each time its file is saved (Ctrl-C ends) / 每次保存就重新评分",
+    )
     # How the report names the folder, when not as given (grader.notebook's check: the folder's own name).
     g.add_argument("--display-name", default=None, help=argparse.SUPPRESS)
 
@@ -76,37 +81,40 @@ def main(argv=None) -> int:
     return _teacher_verbs().run(args)
 
 
-def _grade(parser, args) -> int:
+def grade_usage_problem(args) -> str | None:
+    """What is wrong with ``grade``'s arguments, or None (the warm grader asks too)."""
     if args.only and args.only not in IDS:
         close = [ex for ex in IDS if args.only in ex]
         hint = f"（是不是 / did you mean {close[0]}?）" if close else ""
-        return _usage_error(parser, f"没有这道练习 / no exercise {args.only!r}{hint}; 可选 / choose from: {', '.join(IDS)}")
+        return f"没有这道练习 / no exercise {args.only!r}{hint}; 可选 / choose from: {', '.join(IDS)}"
     if not os.path.isdir(args.path):
-        return _usage_error(parser, f"找不到文件夹 / no such folder: {args.path}")
-    from grader.engine import report
+        return f"找不到文件夹 / no such folder: {args.path}"
+    return None
+
+
+def _grade(parser, args) -> int:
+    problem = grade_usage_problem(args)
+    if problem is not None:
+        return _usage_error(parser, problem)
+    if args.watch:
+        from grader.engine import watch
+
+        return watch.main(args)
+    from grader.engine.grade_command import grade_folder
     from grader.engine.grading import Grader
     from grader.engine.sandbox import SandboxUnavailable
-    from grader.text import visible
 
     try:
         grader = Grader(sandbox=args.sandbox, inputs_seed=args.inputs_seed)
     except SandboxUnavailable as exc:
         return _usage_error(parser, str(exc))
     try:
-        # The title names the folder: a student's folder name, if the shell expanded a pattern.
-        grade = grader.grade(
-            os.path.abspath(args.path), only=args.only, display_root=visible(args.display_name or args.path, name=True), public_only=args.public_only
-        )
+        said = grade_folder(grader, args)
     except KeyboardInterrupt:
         print("已中断 / interrupted", file=sys.stderr)
         return 130
     finally:
         grader.close()
-    if grade.unconfined and not grader.quiet:
-        from grader.engine.grading import unconfined_note
-
-        print(unconfined_note(grade.unconfined), file=sys.stderr)
-    sys.stdout.write(report.terminal(grade))
-    if args.json:
-        report.write_json(grade, args.json)
-    return 3 if grade.errors else 0
+    sys.stderr.write(said.stderr)
+    sys.stdout.write(said.stdout)
+    return said.code

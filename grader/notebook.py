@@ -4,10 +4,13 @@
     check("ex0_weighted_sum")
 
 ``check`` grades the *saved* notebook ``<id>.ipynb`` of the kernel's folder
-(its answer cells, grader/ipynb.py) with ``python -m grader grade --only
-<id>``, in a process of its own: the same grader, the same sandboxed child
-and the same report as ``tox -e grade``. Nothing of the kernel is used: what
-a cell defined, patched or imported cannot change the score. The report is
+(its answer cells, grader/ipynb.py) as ``python -m grader grade --only
+<id>`` does, in the warm grader (``grader.warm_grader``): a grading process
+of its own, started when this module is imported and kept between calls,
+so a check answers in a fraction of a second; the same sandboxed child and
+the same report as ``tox -e grade``. Nothing of the kernel is used: what a
+cell defined, patched, imported or set in the environment cannot change the
+score. The report is
 shown as HTML in the notebook (the table, then each failed check's
 feedback, diagnoses included, in Chinese and English); ``.text`` is the
 terminal's report and ``.results`` the results.json.
@@ -31,12 +34,11 @@ import importlib.abc
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
+from grader import warm_grader
 from grader.exercises import BY_ID, IDS
-from grader.files import PROJECT
 
 
 class Report:
@@ -124,25 +126,16 @@ def points(exercise_id: str, hidden: bool = False, folder: str | None = None) ->
 def _grade(folder: str, extra: list[str], warnings: list[str]) -> Report:
     with tempfile.TemporaryDirectory(prefix="attention-check-") as tmp:
         out = os.path.join(tmp, "results.json")
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([PROJECT, *filter(None, [os.environ.get("PYTHONPATH")])]))
-        proc = subprocess.run(
-            [sys.executable, "-m", "grader", "grade", folder, "--json", out, "--display-name", os.path.basename(folder), *extra],
-            cwd=PROJECT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-        )
+        code, text, said = warm_grader.shared().grade([folder, "--json", out, "--display-name", os.path.basename(folder), *extra])
         try:
             with open(out, encoding="utf-8") as f:
                 results = json.load(f)
         except (OSError, ValueError):
             results = {"score": 0, "tests": []}
-            warnings = warnings + [f"评分没有完成 / grading did not finish (exit status {proc.returncode}):\n{proc.stderr[-2000:]}"]
-    text = proc.stdout
-    if proc.stderr.strip() and proc.returncode == 0:
-        text = proc.stderr.strip() + "\n" + text  # the grader's own notes (a missing sandbox, say)
+            warnings = warnings + [f"评分没有完成 / grading did not finish (exit status {code}):\n{said[-2000:]}"]
+            said = ""
+    if said.strip():
+        text = said.strip() + "\n" + text  # the grader's own notes (a missing sandbox, a replaced grader)
     return Report(results, text, warnings)
 
 
@@ -254,3 +247,9 @@ class _NotebookFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 if not any(isinstance(f, _NotebookFinder) for f in sys.meta_path):
     sys.meta_path.append(_NotebookFinder())
+
+
+# In a kernel, the warm grader starts now, while the student reads the
+# notebook: the first check() finds torch imported already.
+if "ipykernel" in sys.modules:
+    warm_grader.shared().start()

@@ -157,6 +157,11 @@ class Grader:
         self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
         self.references = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
 
+    def new_inputs_seed(self) -> int:
+        """A secret for one grading's inputs, as this grader's own was made:
+        fresh where the solutions are, 0 (as written) where answers are replayed."""
+        return fresh_inputs_seed() if os.path.isdir(self.solutions_dir) else 0
+
     def _refuse_unconfined(self) -> None:
         """``--sandbox require``: no grading where a child could not be
         confined in full (the seccomp filter failed to install, say)."""
@@ -229,10 +234,14 @@ class Grader:
         display_root: str | None = None,
         public_only: bool = False,
         record_into: dict | None = None,
+        inputs_seed: int | None = None,
     ) -> Grade:
-        """Grade one submission folder."""
+        """Grade one submission folder. ``inputs_seed``: this grading's
+        secret for the checks' inputs, in place of the grader's own (a warm
+        grader gives each grading a fresh one: ``new_inputs_seed``)."""
         got: list = []
-        self.grade_each([Job(path, display_root, record_into)], lambda job, grade: got.append(grade), only, public_only)
+        job = Job(path, display_root, record_into, inputs_seed=inputs_seed)
+        self.grade_each([job], lambda job, grade: got.append(grade), only, public_only)
         if isinstance(got[0], BaseException):
             raise got[0]
         return got[0]
@@ -346,6 +355,7 @@ class Job:
     display_root: str | None = None  # how reports name the folder
     record_into: dict | None = None  # record the reference's answers here (the student release)
     key: object = None  # whatever the caller needs to tell its jobs apart
+    inputs_seed: int | None = None  # this submission's secret for the checks' inputs; None: the grader's
 
 
 class _Rounds:
@@ -447,7 +457,10 @@ class _Round:
             for ex in self.order
         }
         # Recorded answers are for the inputs as written: a recording uses no secret.
-        self.inputs_seed = 0 if job.record_into is not None else grader.inputs_seed
+        if job.record_into is not None:
+            self.inputs_seed = 0
+        else:
+            self.inputs_seed = grader.inputs_seed if job.inputs_seed is None else job.inputs_seed
         self.endpoints[self.order[0]].prestart()
         self.closed = False
 
