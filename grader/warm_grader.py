@@ -136,7 +136,10 @@ class WarmGrader:
                         if _stopped(self.proc.pid) or time.monotonic() > deadline:
                             raise _Hurt("the grader was stopped or wedged")
                         continue
-                    chunk = self.sock.recv(1 << 20)
+                    try:
+                        chunk = self.sock.recv(1 << 20)
+                    except OSError as exc:
+                        raise _Hurt(f"the grader's socket: {exc}") from None
                     if not chunk:
                         raise _Hurt("the grader closed its socket")
                     buffer += chunk

@@ -31,6 +31,13 @@ TORCH_FREE = (
     "grader.teacher.similar", "grader.teacher.stubs", "grader.teacher.verbs", "grader.cli",
 )  # fmt: skip
 
+# What a notebook's kernel imports to grade (``check()``): the kernel runs the
+# student's cells, so the grader never lives there. These modules, and all
+# they import at any depth (a lazy import too), load neither torch nor the
+# engine that decides points; the warm grader does that in its own process.
+IN_A_KERNEL = ("grader.notebook", "grader.warm_grader")
+NEVER_IN_A_KERNEL = ("torch", "grader.engine", "grader.child", "checks", "solutions")
+
 # The student edition is the course without grader/teacher/ (and without the
 # solutions and hidden checks): nothing it ships may import the teacher's
 # layer, except the command line's one guarded import of its commands.
@@ -90,15 +97,16 @@ class Tree:
     def grader_modules(self):
         return [n for n in self.files if n == "grader" or n.startswith("grader.")]
 
-    def top_level_closure(self, name: str) -> dict[str, list[str]]:
+    def top_level_closure(self, name: str, lazy: bool = False) -> dict[str, list[str]]:
         """Every module ``name`` loads when imported (its top-level imports,
-        and theirs), each with the chain that loads it."""
+        and theirs; with ``lazy``, the imports inside functions too), each
+        with the chain that loads it."""
         chains = {name: [name]}
         todo = [name]
         while todo:
             current = todo.pop()
             for imported, _, at_top in self.imports(current):
-                if not at_top:
+                if not at_top and not lazy:
                     continue
                 for loaded in _parents(imported):
                     if loaded not in chains:
@@ -149,6 +157,15 @@ def violations(root: Path) -> list[str]:
                 if _within(loaded, ("torch",)):
                     found.append(f"{where(name, line)}: the torch-free {name} loads torch through {' -> '.join(chain)}")
                     break
+
+    for name in IN_A_KERNEL:
+        if name not in tree.files:
+            found.append(f"{name}: listed as imported in a kernel but not found")
+            continue
+        for loaded, chain in tree.top_level_closure(name, lazy=True).items():
+            if _within(loaded, NEVER_IN_A_KERNEL):
+                found.append(f"{tree.files[name].relative_to(tree.root)}: {name}, imported in a notebook's kernel, "
+                             f"loads {loaded} through {' -> '.join(chain)}")  # fmt: skip
 
     for name in tree.grader_modules():
         path = tree.files[name]

@@ -43,6 +43,7 @@ MARKS = {
     "test_notebook_submissions.py": ("slow",),
     "test_start_commands.py": ("slow",),
     "test_unseen_inputs.py": ("slow",),
+    "test_warm_grader.py": ("sandbox",),
     "test_write.py": ("slow",),
 }
 

@@ -66,6 +66,16 @@ BROKEN = {
         "\nfrom grader.teacher.similar import THRESHOLD\n",
         "write/student.py:",
     ),
+    "kernel_client_grades_in_the_kernel": (
+        "grader/warm_grader.py",
+        "\n\ndef _grade_here(path):\n    from grader.engine.grading import Grader\n\n    return Grader().grade(path)\n",
+        "grader.warm_grader, imported in a notebook's kernel, loads grader.engine",
+    ),
+    "notebook_check_loads_torch_through_another_module": (
+        "grader/notebook.py",
+        "\n\ndef _tensor():\n    from grader.child import ops\n",
+        "grader.notebook, imported in a notebook's kernel, loads grader.child",
+    ),
     "package_init_imports": (
         "grader/teacher/__init__.py",
         "from grader.teacher import batch\n",

@@ -99,7 +99,6 @@ class Grader:
         answered from the release's recorded answers)."""
         from grader.child import cgroup, child_user, confine
         from grader.child import limits as limits_mod
-        from grader.child.zygote import Zygote
         from grader.engine import sandbox as sandbox_mod
 
         limits_mod.become_subreaper()
@@ -132,17 +131,8 @@ class Grader:
             # down): every folder above the copy must let that user through.
             self.exchange = tempfile.mkdtemp(prefix="attention-grader-", dir="/tmp")
             os.chmod(self.exchange, 0o711)
-        user, group = self.child_user, self.group
-        if self.sandboxed:
-            # Started before this process imports torch: the two imports run side by side.
-            prefix = sandbox_mod.command(PROJECT, self.exchange)
-            self.remake = lambda: Zygote.exec(prefix, many=many, group=group)
-            self.zygote = self.remake()
-        import torch  # noqa: F401 - imported once here, inherited by every forked child
-
-        if not self.sandboxed:
-            self.remake = lambda: Zygote.exec(many=many, user=user, group=group)
-            self.zygote = Zygote.fork(many=many, user=user, group=group)
+        self.remake = self._zygote_maker(many)  # also makes a new one where a submission killed it
+        self.zygote = self._first_zygote(many)
         if sandbox == "require":
             self._refuse_unconfined()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
@@ -156,6 +146,45 @@ class Grader:
         self.redactor = Redactor(checks_dir, solutions_dir)
         self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
         self.references = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
+
+    def _zygote_maker(self, many: bool):
+        """How this grader makes a zygote in a new interpreter: in the
+        sandbox where there is one, else as the children's user if any."""
+        from grader.child.zygote import Zygote
+        from grader.engine import sandbox as sandbox_mod
+
+        if self.sandboxed:
+            prefix = sandbox_mod.command(PROJECT, self.exchange)
+            return lambda: Zygote.exec(prefix, many=many, group=self.group)
+        return lambda: Zygote.exec(many=many, user=self.child_user, group=self.group)
+
+    def _first_zygote(self, many: bool):
+        """The zygote, made before this process imports anything a submission
+        must not see (the solutions, the checks): the grader imports torch
+        here, at the point that makes it cheapest for the zygote. A sandboxed
+        zygote is a new interpreter, started first so that its import of
+        torch and this process's run side by side; otherwise the zygote is a
+        fork of this process, made once torch is imported, so it inherits it."""
+        from grader.child.zygote import Zygote
+
+        if self.sandboxed:
+            zygote = self.remake()
+            import torch  # noqa: F401 - used by the checks and the reference, in this process
+            return zygote
+        import torch  # noqa: F401 - imported once here, inherited by every forked child
+
+        return Zygote.fork(many=many, user=self.child_user, group=self.group)
+
+    def zygotes_for_one(self):
+        """The zygote, for one submission's grading: replaced for the rest of
+        that grading if its code kills it (``Zygotes``); ``keep_zygote``
+        takes back whichever is alive at its end."""
+        from grader.child.zygote import Zygotes
+
+        return Zygotes(self.zygote, self.remake)
+
+    def keep_zygote(self, zygote) -> None:
+        self.zygote = zygote
 
     def new_inputs_seed(self) -> int:
         """A secret for one grading's inputs, as this grader's own was made:
@@ -190,7 +219,7 @@ class Grader:
                 self.unconfined.append(problem)
         return list(self.unconfined)
 
-    def _reference_factory(self, record_into: dict | None):
+    def reference_factory(self, record_into: dict | None):
         """Reference answers come from ``solutions/`` where it exists (the
         teacher's copy), else from the answers recorded into the student
         release (see ``recorded.py``)."""
@@ -212,7 +241,7 @@ class Grader:
         book = recorded.load(os.path.join(self.checks_dir, "public", recorded.ANSWERS_FILE))
         return lambda ex: recorded.ReplayReference(ex, book)
 
-    def _teacher_points(self, only: str | None) -> dict:
+    def teacher_points(self, only: str | None) -> dict:
         """Hidden points per exercise, from ``checks/hidden_points.json`` (written
         into the student release in place of the hidden checks)."""
         import json
@@ -262,30 +291,30 @@ class Grader:
         import torch
 
         torch.set_num_threads(1)  # tiny tensors: threads cost more than they give
-        rounds = _Rounds(self, iter(jobs), on_grade, only, public_only)
-        rounds.prime()  # the first submission's first child starts while pytest starts
-        while not rounds.ended or rounds.primed is not None:
-            code, log = self._session(rounds, only, public_only)
+        queue = _Queue(self, iter(jobs), on_grade, only, public_only)
+        queue.prime()  # the first submission's first child starts while pytest starts
+        while not queue.ended or queue.primed is not None:
+            code, log = self._session(queue, only, public_only)
             problem = f"pytest exit code {code}\n{log[-4000:]}"
-            broken = rounds.current or rounds.primed
+            broken = queue.current or queue.primed
             if broken is not None:
                 # The session broke off in the middle of this submission (or before it began).
-                rounds.current = rounds.primed = None
+                queue.current = queue.primed = None
                 broken.abort()
-                if not rounds.interrupted:  # Ctrl-C: not graded, and not the grader's fault either
-                    rounds.report(broken.job, Grade(broken.job.display_root or broken.job.path, errors=[problem]))
-            elif not rounds.started:
+                if not queue.interrupted:  # Ctrl-C: not graded, and not the grader's fault either
+                    queue.report(broken.job, Grade(broken.job.display_root or broken.job.path, errors=[problem]))
+            elif not queue.started:
                 # pytest stopped before it ran anything (a broken pytest.ini, say):
                 # each submission would meet the same fate, so say so for one and go on.
-                job = rounds.take()
+                job = queue.take()
                 if job is not None:
-                    rounds.report(job, Grade(job.display_root or job.path, errors=[problem]))
-            if rounds.interrupted:
+                    queue.report(job, Grade(job.display_root or job.path, errors=[problem]))
+            if queue.interrupted:
                 break
-        if rounds.interrupted:
+        if queue.interrupted:
             raise KeyboardInterrupt
-        if rounds.source_error is not None:
-            raise rounds.source_error
+        if queue.source_error is not None:
+            raise queue.source_error
 
     def _forget_other_checks(self) -> None:
         """pytest names a check module by its path below the rootdir
@@ -301,13 +330,13 @@ class Grader:
                 if not os.path.realpath(where).startswith(mine):
                     del sys.modules[name]
 
-    def _session(self, rounds: "_Rounds", only: str | None, public_only: bool) -> tuple[int, str]:
+    def _session(self, queue: "_Queue", only: str | None, public_only: bool) -> tuple[int, str]:
         import pytest  # here, not at the top: the zygote must be forked before it is imported
 
         from grader.engine.plugin import GradingPlugin
 
-        plugin = GradingPlugin(rounds, only=only)
-        rounds.started = False
+        plugin = GradingPlugin(queue, only=only)
+        queue.started = False
         dirs = self.check_dirs()
         if public_only:
             dirs = [d for d in dirs if os.path.basename(d) == "public"]
@@ -332,7 +361,7 @@ class Grader:
         ]
         self._forget_other_checks()
         log = io.StringIO()
-        rounds.log = log
+        queue.log = log
         with warnings.catch_warnings(), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), _no_plugin_autoload():
             warnings.simplefilter("ignore")
             code = pytest.main(args, plugins=[plugin])
@@ -358,15 +387,15 @@ class Job:
     inputs_seed: int | None = None  # this submission's secret for the checks' inputs; None: the grader's
 
 
-class _Rounds:
-    """The submissions of one ``grade_each``, one round of every check each:
-    what the plugin's test loop iterates over."""
+class _Queue:
+    """The submissions of one ``grade_each``, in order: what the plugin's
+    test loop iterates over, one ``_Grading`` (every check, once) each."""
 
     def __init__(self, grader: Grader, jobs, on_grade, only: str | None, public_only: bool):
         self.grader, self.jobs, self.on_grade = grader, jobs, on_grade
         self.only, self.public_only = only, public_only
-        self.current: "_Round | None" = None  # the submission the checks are running on
-        self.primed: "_Round | None" = None  # set up before its session started
+        self.current: "_Grading | None" = None  # the submission the checks are running on
+        self.primed: "_Grading | None" = None  # set up before its session started
         self.ended = self.interrupted = self.started = False
         self.source_error: BaseException | None = None  # raised by ``jobs`` itself
         self.log: io.StringIO | None = None
@@ -383,9 +412,9 @@ class _Rounds:
         self.ended = True
         return None
 
-    def _begin(self, job: Job) -> "_Round | None":
+    def _begin(self, job: Job) -> "_Grading | None":
         try:
-            return _Round(self.grader, job, self.only, self.public_only)
+            return _Grading(self.grader, job, self.only, self.public_only)
         except Exception as exc:  # noqa: BLE001 - this submission could not be set up: say so, go on
             self.report(job, exc)
             return None
@@ -412,14 +441,14 @@ class _Rounds:
             self.started = True
             yield self.current
 
-    def finish(self, round_: "_Round", results: list, collect_errors: list) -> None:
-        """The plugin ran every check on ``round_``'s submission."""
+    def finish(self, grading: "_Grading", results: list, collect_errors: list) -> None:
+        """The plugin ran every check on ``grading``'s submission."""
         self.current = None
         try:
-            grade = round_.finish(results, collect_errors, self.log.getvalue() if self.log else "")
+            grade = grading.finish(results, collect_errors, self.log.getvalue() if self.log else "")
         except Exception as exc:  # noqa: BLE001
             grade = exc
-        self.report(round_.job, grade)
+        self.report(grading.job, grade)
 
     def report(self, job: Job, grade) -> None:
         try:
@@ -429,11 +458,10 @@ class _Rounds:
             self.ended = True
 
 
-class _Round:
+class _Grading:
     """One submission's grading: its child processes, while the checks run."""
 
     def __init__(self, grader: Grader, job: Job, only: str | None, public_only: bool):
-        from grader.child.zygote import Zygotes
         from grader.engine import submission as submission_mod
         from grader.engine.submission_endpoint import SubmissionEndpoint
 
@@ -443,12 +471,12 @@ class _Round:
         self.workdir = tempfile.mkdtemp(prefix="sub-", dir=grader.exchange)
         if grader.child_user is not None:
             os.chmod(self.workdir, 0o711)  # to be gone through to the copy, not listed
-        self.zygotes = Zygotes(grader.zygote, grader.remake)
+        self.zygotes = grader.zygotes_for_one()
         self.order = [ex for ex in IDS if only in (None, ex)]
         # Where no child can write the copy (the sandbox binds it read-only;
         # the grader's own user does not own it), one copy serves all exercises.
         shared = grader.sandboxed or grader.child_user is not None
-        self.make_ref = grader._reference_factory(job.record_into)  # before any submission code runs
+        self.make_ref = grader.reference_factory(job.record_into)  # before any submission code runs
         # Earlier exercises' functions are answered from the references where
         # the grader has them (a teacher's grading), not while recording.
         references = grader.references if job.record_into is None else None
@@ -477,9 +505,9 @@ class _Round:
         self.closed = True
         for endpoint in self.endpoints.values():
             endpoint.close()
-        self.grader.zygote = self.zygotes.current
+        self.grader.keep_zygote(self.zygotes.current)
         try:
-            self.grader.zygote.kill_all()  # orphans that outlived their exercise
+            self.zygotes.current.kill_all()  # orphans that outlived their exercise
         except Exception:  # noqa: BLE001 - a dead zygote has nothing left to kill
             pass
         shutil.rmtree(self.workdir, ignore_errors=True)
@@ -506,6 +534,6 @@ class _Round:
         grade.outputs = {ex: grader.redactor.clean(text, own) for ex, text in grade.outputs.items()}
         grade.notes = {ex: sub.files[ex].notes for ex in self.order if sub.files[ex].notes}
         hidden_here = os.path.isdir(os.path.join(grader.checks_dir, "hidden"))
-        grade.teacher_points = grader._teacher_points(self.only) if (self.public_only or not hidden_here) else {}
+        grade.teacher_points = grader.teacher_points(self.only) if (self.public_only or not hidden_here) else {}
         grade.seconds = time.monotonic() - self.start
         return grade

@@ -86,13 +86,13 @@ def format_fault(fault) -> str:
 
 
 class GradingPlugin:
-    """``rounds`` yields one round per submission (see ``grading._Rounds``):
-    every collected check runs once per round, against that round's
-    submission (``round.make_sub(ex)``) and reference (``round.make_ref(ex)``)."""
+    """``queue`` yields one grading per submission (see ``grading._Queue``):
+    every collected check runs once per grading, against that grading's
+    submission (``grading.make_sub(ex)``) and reference (``grading.make_ref(ex)``)."""
 
-    def __init__(self, rounds, only: str | None = None):
-        self.rounds, self.only = rounds, only
-        self.round = None
+    def __init__(self, queue, only: str | None = None):
+        self.queue, self.only = queue, only
+        self.grading = None
         self.results: list[CheckResult] = []
         self._subs: dict = {}
         self._refs: dict = {}
@@ -126,13 +126,13 @@ class GradingPlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
-        """pytest's own loop, once per submission. Each round ends with
+        """pytest's own loop, once per submission. Each grading ends with
         ``nextitem=None``: everything set up for the checks is torn down, so
         no fixture carries anything from one submission to the next."""
         items = session.items
-        for round_ in self.rounds:
-            self.round, self.results = round_, []
-            set_inputs_seed(round_.inputs_seed)
+        for grading in self.queue:
+            self.grading, self.results = grading, []
+            set_inputs_seed(grading.inputs_seed)
             try:
                 if not self.collect_errors:
                     for i, item in enumerate(items):
@@ -142,13 +142,13 @@ class GradingPlugin:
             finally:
                 self.close()
                 self._refs.clear()
-            self.round = None
-            self.rounds.finish(round_, self.results, self.collect_errors)
+            self.grading = None
+            self.queue.finish(grading, self.results, self.collect_errors)
         return True
 
     @pytest.hookimpl
     def pytest_keyboard_interrupt(self, excinfo):
-        self.rounds.interrupted = True
+        self.queue.interrupted = True
 
     @pytest.hookimpl
     def pytest_collectreport(self, report):
@@ -163,14 +163,14 @@ class GradingPlugin:
     def sub(self):
         ex = self.exercise
         if ex not in self._subs:
-            self._subs[ex] = self.round.make_sub(ex)
+            self._subs[ex] = self.grading.make_sub(ex)
         return self._subs[ex]
 
     @pytest.fixture
     def ref(self):
         ex = self.exercise
         if ex not in self._refs:
-            self._refs[ex] = self.round.make_ref(ex)
+            self._refs[ex] = self.grading.make_ref(ex)
         return self._refs[ex]
 
     # - results -
