@@ -46,17 +46,17 @@ REPLACED = (
 _KEPT = ("HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM", "SYSTEMROOT")
 
 
-def project_env(extra: dict | None = None) -> dict:
+def project_env(extra: dict | None = None, project: str = PROJECT) -> dict:
     """The warm grader's environment: the project on the import path, a
     PATH of the system's and this interpreter's folders, the user's locale,
     home and temporary folder; nothing else of this process's (``PYTHON*``,
     ``ATTENTION_*``, ``LD_*``: a notebook cell may have set them).
     ``extra``: set by the caller itself (the project's tests shorten time
-    limits so)."""
+    limits so). ``project``: the course whose grader it runs."""
     env = {k: v for k, v in os.environ.items() if k in _KEPT or k.startswith("LC_")}
     system_path = os.confstr("CS_PATH") if hasattr(os, "confstr") else "/usr/bin:/bin"
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", system_path])
-    env["PYTHONPATH"] = PROJECT
+    env["PYTHONPATH"] = project
     env.update(extra or {})
     return env
 
@@ -65,8 +65,10 @@ class WarmGrader:
     """A warm grader, started on first use; ``grade(argv)`` is ``python -m
     grader grade ARGV`` without the start-up."""
 
-    def __init__(self, sandbox: str = "auto", idle_seconds: float = IDLE_SECONDS, extra_env: dict | None = None):
-        self.sandbox, self.idle_seconds, self.extra_env = sandbox, idle_seconds, extra_env
+    def __init__(self, sandbox: str = "auto", idle_seconds: float = IDLE_SECONDS, extra_env: dict | None = None, project: str = PROJECT):
+        """``project``: the course folder whose grader runs (this one's by
+        default; the project's tests grade with copies)."""
+        self.sandbox, self.idle_seconds, self.extra_env, self.project = sandbox, idle_seconds, extra_env, project
         self.proc: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
         self.starts = 0  # how many servers this client has started (tests look)
@@ -86,8 +88,8 @@ class WarmGrader:
                 [sys.executable, "-m", "grader.engine.warm_server", str(theirs.fileno()),
                  "--sandbox", self.sandbox, "--idle", str(self.idle_seconds)],
                 pass_fds=[theirs.fileno()],
-                cwd=PROJECT,  # where -m finds grader, whatever this process's folder
-                env=project_env(self.extra_env),
+                cwd=self.project,  # where -m finds grader, whatever this process's folder
+                env=project_env(self.extra_env, self.project),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

@@ -81,6 +81,48 @@ def points_by_exercise(results: dict) -> dict:
     return out
 
 
+# --- processes a grader leaves -------------------------------------------------
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``."""
+    found, todo = [], [pid]
+    while todo:
+        for child in _children_of(todo.pop()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def below_the_zygote(server: int) -> list[int]:
+    """The processes under a grader's zygote, given the grader's pid (a warm
+    grader's, say): none should be left once a grading is over. The zygote
+    is the grader's child (a fork of it) or, in the sandbox, the first
+    process below bubblewrap's."""
+    left, todo = [], _children_of(server)
+    while todo:
+        pid = todo.pop()
+        if _is_bwrap(pid):
+            todo += _children_of(pid)
+        else:
+            left += descendants(pid)
+    return left
+
+
+def _is_bwrap(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return os.path.basename(f.read().split(b"\0")[0]) == b"bwrap"
+    except OSError:
+        return False
+
+
+def _children_of(pid: int) -> list[int]:
+    from grader.child.limits import children_of
+
+    return children_of(pid)
+
+
 def failed_checks(results: dict, exercise: str) -> set:
     return {t["tags"][2] + ("[hidden]" if t["tags"][1] == "hidden" else "") for t in results["tests"] if t["tags"][0] == exercise and t["status"] == "failed"}
 

@@ -76,8 +76,9 @@ from unittest import mock
 
 import pytest
 
-from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
+from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
 from warm_start import WarmStarter
+from grader import warm_grader
 from grader.child import cgroup, child_user
 from grader.child import limits as limits_mod
 from grader.child.limits import Limits, children_of
@@ -587,17 +588,90 @@ def looks_for_the_grader(attack: str) -> bool:
         return b"cmdline" in f.read()
 
 
-def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarter) -> Outcome:
-    """Grade the attack in ``mode`` with the real command line, from a
-    fresh copy of the project, started by ``starter`` (``tests/warm_start.py``):
-    forked from its warm interpreter (the same command line, without paying
-    for torch's import each time) where the attack cannot tell, else as a
-    new interpreter."""
+# Graded by ``python -m grader grade`` itself, a grader of its own each:
+# the attacks that look for the grader by its command line, those that may
+# damage or kill the grader they run under (where nothing stops them), and
+# a few of every kind, so that the command line is tested in each mode. All
+# others are graded one after another by long-lived warm graders
+# (``grader.warm_grader``), as check() grades: what one attack leaves must
+# not reach the next attack's grading either.
+BY_THE_COMMAND_LINE = {
+    "ex0_weighted_sum__stub",
+    "ex0_weighted_sum__fake_stdout",
+    "ex0_weighted_sum__fake_results_json",
+    "ex0_weighted_sum__kill_zygote",
+    "ex0_weighted_sum__double_fork_daemon",
+    "ex0_weighted_sum__huge_output",
+    "ex0_weighted_sum__endless_import",
+}
+
+
+def by_the_command_line(mode: str, attack: str) -> bool:
+    return attack in BY_THE_COMMAND_LINE or looks_for_the_grader(attack) or unconfined(mode, attack)
+
+
+class WarmGraders:
+    """Warm graders for the attacks, at most ``per_mode`` per sandbox option
+    (each grades one attack at a time), each started from a copy of the
+    project of its own, made when first needed."""
+
+    def __init__(self, root: str, per_mode: int):
+        self.root, self.per_mode = root, per_mode
+        self.idle: dict[str, list] = {}
+        self.made: list = []
+        self.lock = threading.Lock()
+        self.free = threading.Condition(self.lock)
+
+    def take(self, sandbox: str):
+        with self.free:
+            while True:
+                idle = self.idle.setdefault(sandbox, [])
+                if idle:
+                    return idle.pop()
+                if sum(w.sandbox == sandbox for w in self.made) < self.per_mode:
+                    break
+                self.free.wait()
+            n = len(self.made)
+            project = copy_project(os.path.join(self.root, "template"), os.path.join(self.root, "warm", f"{sandbox}-{n}"))
+            env = {"PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE}
+            warm = warm_grader.WarmGrader(sandbox=sandbox, extra_env=env, project=project)
+            self.made.append(warm)
+            return warm
+
+    def give_back(self, warm) -> None:
+        with self.free:
+            self.idle[warm.sandbox].append(warm)
+            self.free.notify()
+
+    def close(self) -> None:
+        for warm in self.made:
+            warm.close()
+
+
+def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarter, warm_graders: "WarmGraders") -> Outcome:
+    """Grade the attack in ``mode``: by the real command line from a fresh
+    copy of the project (``by_the_command_line``), started by ``starter``
+    (``tests/warm_start.py``: forked from its warm interpreter where the
+    attack cannot tell, else a new interpreter); or by a warm grader of
+    ``warm_graders`` that grades attack after attack from its own copy."""
     exercise = exercise_of(attack)
     tag = "atk" + secrets.token_hex(6)  # 15 characters: all that /proc/PID/comm holds
     attack_dir = os.path.join(root, mode, attack)
     os.makedirs(attack_dir)
-    project = copy_project(os.path.join(root, "template"), os.path.join(attack_dir, "project"))
+    warm = None
+    if by_the_command_line(mode, attack):
+        project = copy_project(os.path.join(root, "template"), os.path.join(attack_dir, "project"))
+    else:
+        warm = warm_graders.take(MODE_OPTIONS[mode][1])
+        project = warm.project
+    try:
+        return _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starter, warm)
+    finally:
+        if warm is not None:
+            warm_graders.give_back(warm)
+
+
+def _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starter, warm) -> Outcome:
     solution = os.path.join(project, "solutions", exercise + ".py")
     folder = make_submission(os.path.join(attack_dir, "submission"), base=os.path.join(project, "solutions"))
     target = os.path.join(folder, exercise + ".py")
@@ -615,13 +689,17 @@ def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarte
     before, project_before = snapshot(folder), snapshot(project)
     json_path = folder + "-results.json"
     full = attack in FULL_RUNS and mode != NOTEBOOK  # what a notebook does to the others, the .py's run shows
-    args = ["grade", folder, "--json", json_path, *MODE_OPTIONS[mode]] + ([] if full else ["--only", exercise])
+    args = [folder, "--json", json_path] + ([] if full else ["--only", exercise])
     env = {**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE}
     start = time.monotonic()
     try:
-        # A session of its own: an attack that signals the grader's process
-        # group reaches the grader, never this test run.
-        proc = starter.run(args, cwd=project, env=env, timeout=600, new_interpreter=looks_for_the_grader(attack))
+        if warm is None:
+            # A session of its own: an attack that signals the grader's process
+            # group reaches the grader, never this test run.
+            proc = starter.run(["grade", *args, *MODE_OPTIONS[mode]], cwd=project, env=env, timeout=600, new_interpreter=looks_for_the_grader(attack))
+            returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        else:
+            returncode, stdout, stderr = warm.grade(args)  # its sandbox option is the warm grader's own
         results = json.loads(_read(json_path)) if os.path.exists(json_path) else None
     finally:
         survivors = wait_for_none(tag)
@@ -632,7 +710,7 @@ def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarte
     except ValueError:
         report_after_cleanup = None
     return Outcome(
-        mode, tag, folder, attack_dir, project, json_path, proc.returncode, results, proc.stdout, proc.stderr, seconds,
+        mode, tag, folder, attack_dir, project, json_path, returncode, results, stdout, stderr, seconds,
         before, snapshot(folder), project_before, snapshot(project), survivors, report_after_cleanup,
     )
 
@@ -692,12 +770,13 @@ class Catalogue:
         self.starter = WarmStarter()
         self.root = root
         project_template(os.path.join(root, "template"))
+        self.warm_graders = WarmGraders(root, WORKERS)
         self.listener = Listener()
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS)
         self.futures = {pair: self._submit(*pair) for pair in pairs}
 
     def _submit(self, mode: str, attack: str) -> concurrent.futures.Future:
-        return self.pool.submit(run_attack, mode, attack, self.root, self.listener.port, self.starter)
+        return self.pool.submit(run_attack, mode, attack, self.root, self.listener.port, self.starter, self.warm_graders)
 
     def outcome(self, mode: str, attack: str) -> Outcome:
         if (mode, attack) not in self.futures:
@@ -706,6 +785,7 @@ class Catalogue:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+        self.warm_graders.close()
         self.listener.close()
         self.starter.close()
 
@@ -1043,12 +1123,16 @@ def test_links_to_the_teachers_files_are_refused(tmp_path):
 
 def test_no_process_outlives_the_gradings(outcomes):
     """Once every grading is over, the starter's server (the graders'
-    parent, and a subreaper) has no child left: no orphan of any grader
-    survived, tagged or not."""
+    parent, and a subreaper) has no child left, and each warm grader has
+    nothing but its zygote (and the sandbox around it): no orphan of any
+    grader survived, tagged or not."""
     for future in outcomes.catalogue.futures.values():
         future.exception()  # wait; failures are reported by test_attack
     time.sleep(0.5)
     left = children_of(outcomes.catalogue.starter.pid)
+    for warm in outcomes.catalogue.warm_graders.made:
+        if warm.pid is not None:
+            left += below_the_zygote(warm.pid)
     alive = [pid for pid in left if _state(str(pid)) not in ("Z", "X", "?")]
     kill_and_reap(left)
     assert not alive, [(pid, _read(f"/proc/{pid}/cmdline")) for pid in alive]

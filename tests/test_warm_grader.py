@@ -19,6 +19,7 @@ reaches a later one.
 """
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -26,10 +27,9 @@ import time
 
 import pytest
 
-from conftest import ROOT, SOLUTIONS, make_submission, points_by_exercise
+from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
 from grader import warm_grader
 from grader.child import child_user
-from grader.child.limits import children_of
 from grader.engine import sandbox as sandbox_mod
 
 ACROSS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "across_gradings")
@@ -44,9 +44,12 @@ MODES = {
 }
 
 
+RUN = secrets.token_hex(4)  # in the names the pairs leave things under: nothing of another run is found
+
+
 def _source(name: str) -> str:
     with open(os.path.join(ACROSS, name), encoding="utf-8") as f:
-        return f.read()
+        return f.read().replace("__RUN__", RUN)
 
 
 @pytest.fixture(scope="module", params=sorted(MODES))
@@ -81,38 +84,8 @@ def test_nothing_reaches_the_next_grading(warm, kind, tmp_path):
         assert points_by_exercise(results)["ex0_weighted_sum"] == 0, f"{kind}: the next grading used what the first left\n{text}"
         assert "尚未完成" in text, text  # graded as the stub it is, not failed for a broken grader
     # Nothing of either is left running under the server's zygote.
-    left = _below_the_zygote(warm.pid)
+    left = below_the_zygote(warm.pid)
     assert not left, f"{kind}: processes left under the warm grader's zygote: {left}"
-
-
-def _descendants(pid: int) -> list[int]:
-    found, todo = [], [pid]
-    while todo:
-        for child in children_of(todo.pop()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _below_the_zygote(server: int) -> list[int]:
-    """The processes under the server's zygote: the zygote is the server's
-    child (a fork of it) or, in the sandbox, the first process below bubblewrap's."""
-    left, todo = [], children_of(server)
-    while todo:
-        pid = todo.pop()
-        if _is_bwrap(pid):
-            todo += children_of(pid)
-        else:
-            left += _descendants(pid)
-    return left
-
-
-def _is_bwrap(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return os.path.basename(f.read().split(b"\0")[0]) == b"bwrap"
-    except OSError:
-        return False
 
 
 def test_each_grading_draws_its_own_inputs(warm, tmp_path):

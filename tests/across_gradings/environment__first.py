@@ -9,13 +9,13 @@ ANSWER = (
     "def weighted_sum(scores, values):\n"
     "    return (torch.softmax(scores, -1).unsqueeze(-2) @ values).squeeze(-2)\n"
 )
-os.environ["ATTENTION_LEAKED_ANSWER"] = ANSWER
-os.putenv("ATTENTION_LEAKED_ANSWER", ANSWER)
+os.environ["ATTENTION_LEAKED__RUN__"] = ANSWER
+os.putenv("ATTENTION_LEAKED__RUN__", ANSWER)
 for key in ("PYTHONSTARTUP", "PYTHONPATH"):
     os.environ[key] = "/tmp"
 try:
     with open(f"/proc/{os.getppid()}/environ", "w") as f:  # the zygote's: read-only, and not ours
-        f.write("ATTENTION_LEAKED_ANSWER=1")
+        f.write("ATTENTION_LEAKED__RUN__=1")
 except OSError:
     pass
 

@@ -3,8 +3,8 @@ import os
 
 import torch
 
-if os.environ.get("ATTENTION_LEAKED_ANSWER"):
-    exec(os.environ["ATTENTION_LEAKED_ANSWER"])
+if os.environ.get("ATTENTION_LEAKED__RUN__"):
+    exec(os.environ["ATTENTION_LEAKED__RUN__"])
 else:
 
     def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:

