@@ -21,6 +21,7 @@ from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission
 from grader.exercises import BY_ID, IDS, TOTAL
 from grader.teacher import intake
 from grader.teacher.batch_output import BatchOutput
+from grader.teacher.grades_csv import GradeRow
 from test_intake import BAD_ID, FORMULA_CELL, FORMULA_ID, SHARING, make_nasty_dir
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
@@ -320,7 +321,7 @@ def test_csv_text_cells_are_no_formulas(tmp_path):
     ids = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1+1", "\r=1+1", "  =1+1", "'quoted", "plain", "王 小明", "a=b", "1-1"]
     got = {ex: 1.5 for ex in IDS}
     for sid in ids:
-        store.row(sid, got, "=HYPERLINK(\"evil.example\",\"click\")" if sid == "plain" else "")
+        store.add_row(GradeRow.of(sid, got, ["=HYPERLINK(\"evil.example\",\"click\")"] if sid == "plain" else []))
     with open(tmp_path / "grades.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f))
     assert rows[0] == ["student_id", *IDS, "total", "note"]
@@ -331,6 +332,27 @@ def test_csv_text_cells_are_no_formulas(tmp_path):
         assert r[1:-1] == ["1.5"] * len(IDS) + [f"{1.5 * len(IDS):g}"]
     assert cells["plain"][-1] == "'=HYPERLINK(\"evil.example\",\"click\")"
     assert cells["'=1+1"][-1] == ""  # an empty note stays empty
+
+
+def test_a_note_holding_a_semicolon_is_one_bullet(tmp_path):
+    """Notes are joined by "; " in grades.csv's note cell and nowhere else:
+    a note that holds "; " (a file the student named so) is one bullet of
+    feedback.md and one line of results.json's reasons, graded or not."""
+    d, out = tmp_path / "subs", tmp_path / "out"
+    make_submission(str(d / "graded"), {}, base=SOLUTIONS)
+    (d / "graded" / "notes; old.txt").write_text("x", encoding="utf-8")
+    (d / "nothing").mkdir()
+    (d / "nothing" / "draft; v2.txt").write_text("x", encoding="utf-8")
+    proc = batch(d, "--out", out, "--no-report", "--jobs", "1", tmp=tmp_path / "tmp")
+    assert proc.returncode == 0, proc.stderr
+    for sid, name in (("graded", "notes; old.txt"), ("nothing", "draft; v2.txt")):
+        feedback = (out / sid / "feedback.md").read_text(encoding="utf-8")
+        bullets = [line for line in feedback.splitlines() if line.lstrip("> ").startswith("- ") and "ignored" in line]
+        assert [b.lstrip("> ").removeprefix("- ") for b in bullets] == [f"忽略 / ignored: {name}"], feedback
+    assert "忽略 / ignored: draft; v2.txt" in results_of(out, "nothing")["output"].splitlines()
+    rows = by_id(read_csv(out))
+    assert rows["nothing"]["note"] == "没有练习文件 / no exercise files; 忽略 / ignored: draft; v2.txt"
+    assert rows["graded"]["note"] == "忽略 / ignored: notes; old.txt" and float(rows["graded"]["total"]) == TOTAL
 
 
 def test_usage_errors(tmp_path):

@@ -31,7 +31,7 @@ from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult, format_failure, format_fault
 from grader.exercises import IDS
 from grader.teacher import class_data, class_report
-from grader.teacher.batch_output import text_cell
+from grader.teacher.grades_csv import text_cell
 from grader.teacher.intake import safe_name
 from grader.text import NOT_IMPLEMENTED, Text, t
 

@@ -12,6 +12,7 @@ import pytest
 
 from grader.teacher import downloads
 from grader.teacher.downloads import canvas_file, moodle_name
+from grader.teacher.intake import notes_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (ROOT / "solutions" / "ex0_weighted_sum.py").read_bytes()
@@ -156,7 +157,7 @@ def test_moodle_zip_of_a_student_and_online_text(tmp_path):
     assert found.kind == downloads.MOODLE
     li, bo = found.entries
     assert (li.student_id, li.name) == ("2001", "Li Hua") and li.folder and (Path(li.folder) / "ex0_weighted_sum.py").read_bytes() == SOLUTION
-    assert bo.folder is None and "online text" in bo.note
+    assert bo.folder is None and any("online text" in note for note in bo.notes)
 
 
 def test_of_two_files_of_one_name_the_later_upload_is_graded(tmp_path):
@@ -172,8 +173,8 @@ def test_of_two_files_of_one_name_the_later_upload_is_graded(tmp_path):
     found = downloads.read(str(d), str(tmp_path / "work"))
     for e in found.entries:
         assert (Path(e.folder) / "ex0_weighted_sum.py").read_bytes() == SOLUTION, e.student_id
-        assert "uploaded more than once" in e.note
-    assert "ann_1_900" in found.entries[0].note and "bob_2_300" in found.entries[1].note
+        assert any("uploaded more than once" in note for note in e.notes)
+    assert "ann_1_900" in notes_text(found.entries[0].notes) and "bob_2_300" in notes_text(found.entries[1].notes)
 
 
 def test_one_students_unreadable_files_cost_only_them(tmp_path, monkeypatch):
@@ -190,7 +191,7 @@ def test_one_students_unreadable_files_cost_only_them(tmp_path, monkeypatch):
 
     monkeypatch.setattr(downloads.intake, "from_folder", fails_for_bob)
     ann, bob = downloads.read(str(d), str(tmp_path / "work")).entries
-    assert ann.folder and bob.folder is None and "could not be read" in bob.note and bob.name == "bob"
+    assert ann.folder and bob.folder is None and "could not be read" in notes_text(bob.notes) and bob.name == "bob"
 
 
 def test_matching_an_export_tries_ids_in_order_then_names_and_never_guesses():

@@ -213,7 +213,7 @@ def test_nasty_folder(nasty, tmp_path):
             assert e.folder is not None and os.path.isdir(e.folder), sid
             assert e.digest and len(e.digest) == 64, sid
         for w in words:
-            assert w in e.note, (sid, e.note)
+            assert any(w in note for note in e.notes), (sid, e.notes)
     # Unpacked: only exercise files, only under the work folder, never a link.
     for dirpath, dirnames, filenames in os.walk(work):
         for name in filenames:
@@ -249,10 +249,21 @@ def test_layouts(tmp_path):
     assert sorted(by_id) == ["a", "b", "c", "e"]
     assert len({e.digest for e in entries}) == 1
     assert by_id["c"].folder.endswith(os.path.join("c", "attention"))
-    assert "older_homework" in by_id["c"].note
-    assert by_id["e"].note == ""
-    sid, folder, note = by_id["a"]  # an entry unpacks as (student_id, folder, note)
-    assert (sid, note) == ("a", "")
+    assert any("older_homework" in note for note in by_id["c"].notes)
+    assert by_id["e"].notes == []
+    sid, folder, notes = by_id["a"]  # an entry unpacks as (student_id, folder, notes)
+    assert (sid, notes) == ("a", [])
+
+
+def test_a_note_holding_the_separator_stays_one_note(tmp_path):
+    """grades.csv joins a student's notes with "; " (``notes_text``); a note
+    that holds "; " itself (a file the student named so) is still one note."""
+    d = tmp_path / "subs"
+    _folder(d / "s", {"draft; v2.txt": "x"})
+    (e,), _ = intake.discover(str(d), str(tmp_path / "work"))
+    assert e.folder is None
+    assert e.notes == ["没有练习文件 / no exercise files", "忽略 / ignored: draft; v2.txt"]
+    assert intake.notes_text(e.notes) == "没有练习文件 / no exercise files; 忽略 / ignored: draft; v2.txt"
 
 
 def test_digest_follows_content(tmp_path):
@@ -271,7 +282,7 @@ def test_digest_follows_content(tmp_path):
 def test_stubs_folder_is_a_submission(tmp_path):
     shutil.copytree(EXERCISES, tmp_path / "subs" / "s")
     (e,), _ = intake.discover(str(tmp_path / "subs"), str(tmp_path))
-    assert e.folder and e.note == ""
+    assert e.folder and e.notes == []
 
 
 @pytest.mark.parametrize(
@@ -321,7 +332,7 @@ def test_zip_with_two_members_of_one_name(tmp_path, names, same):
     (e,), warned = intake.discover(str(d), str(work))
     assert not warned
     assert (e.student_id, e.folder, e.digest) == ("s", None, None)
-    assert e.note == f"zip 内有同名文件（{same}），未评分 / files of the same name in the zip ({same}): not graded"
+    assert e.notes == [f"zip 内有同名文件（{same}），未评分 / files of the same name in the zip ({same}): not graded"]
     assert list(os.walk(work)) == [(str(work), [], [])]
 
 
@@ -332,7 +343,8 @@ def test_zip_members_in_different_folders_are_no_duplicates(tmp_path):
     folder_twice = zipfile.ZipInfo("s/")  # a folder's own entry, twice: harmless
     _zip(d / "s.zip", [(folder_twice, ""), (folder_twice, "")] + [("s/" + k, v) for k, v in sol.items()] + [("old/ex0_weighted_sum.py", "x = 1\n")])
     (e,), _ = intake.discover(str(d), str(tmp_path / "work"))
-    assert e.folder and "same name" not in e.note and "old/" in e.note
+    said = intake.notes_text(e.notes)
+    assert e.folder and "same name" not in said and "old/" in said
 
 
 def test_ids_that_differ_only_in_case_or_unicode_form(tmp_path):
@@ -355,7 +367,7 @@ def test_ids_that_differ_only_in_case_or_unicode_form(tmp_path):
     for sid, first in sharing.items():
         e = by_id[sid]
         assert e.folder is None and e.digest is None
-        assert e.note == f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分 / differs from {first} only in case or Unicode form (they would share an output folder): not graded"
-        assert by_id[first].folder and by_id[first].note == "" and by_id[first].same_as is None
+        assert e.notes == [f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分 / differs from {first} only in case or Unicode form (they would share an output folder): not graded"]
+        assert by_id[first].folder and by_id[first].notes == [] and by_id[first].same_as is None
     # The ids left have folders that no file system takes for one another.
     assert len({intake.folder_key(intake.safe_name(sid)) for sid in by_id if sid not in sharing}) == len(by_id) - len(sharing)

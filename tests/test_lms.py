@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from grader.exercises import EXERCISES
-from grader.teacher.batch_output import FORMULA_START
+from grader.teacher.grades_csv import FORMULA_START
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS, STUBS = ROOT / "solutions", ROOT / "exercises"

@@ -250,7 +250,7 @@ def test_a_class_folder_of_notebooks_is_found(tmp_path):
     os.rmdir(root / "bob")
     entries, warnings = intake.discover(str(root), str(tmp_path / "work"))
     by_id = {e.student_id: e for e in entries}
-    assert by_id["alice"].folder and by_id["alice"].note == ""
+    assert by_id["alice"].folder and by_id["alice"].notes == []
     assert by_id["bob"].folder and os.path.exists(os.path.join(by_id["bob"].folder, "ex0_weighted_sum.ipynb"))
     # What is graded decides the digest: a changed notebook is graded again.
     before = by_id["alice"].digest

@@ -26,7 +26,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from grader.teacher.batch_output import FEEDBACK, GRADES, LATE_COLUMNS, NAME, RESULTS
+from grader.teacher.batch_output import FEEDBACK, GRADES, RESULTS
+from grader.teacher.grades_csv import LATE_COLUMNS, NAME
 from grader.teacher.intake import safe_name
 
 MAX_RESULTS_BYTES = 64 * 1024**2  # the batch's own limit on a results.json it reads back
@@ -188,7 +189,7 @@ def check_data(test: dict) -> CheckData | None:
 
 
 def _uncell(text: str) -> str:
-    """Undo grades.csv's spreadsheet escape (batch's ``_text_cell``): a text
+    """Undo grades.csv's spreadsheet escape (``grades_csv.text_cell``): a text
     cell that had to be escaped got one ' in front, and so did one that
     started with ' already; no other cell starts with '."""
     return text[1:] if text.startswith("'") else text

@@ -132,7 +132,7 @@ def _guarded(sid: str, name: str, read) -> Entry:
     try:
         return read()
     except Exception as exc:  # noqa: BLE001
-        return Entry(sid, None, _note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})"), printable(name or sid), name=printable(name))
+        return Entry(sid, None, [_note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})")], printable(name or sid), name=printable(name))
 
 
 # ------------------------------------------------------------------ read
@@ -237,13 +237,13 @@ def _moodle(root: str, names: list[str], work_dir: str, assignment, warnings: li
             notes.append(_note("在线文本等提交不评分", "online text and other non-file submissions are not graded") + ": " + ", ".join(sorted(set(s["other"]))))
         if len(s["folders"]) > 1 or (s["folders"] and s["files"]):
             shown = intake._list(s["folders"] + [f[-1] for f in s["files"]], 5)
-            entry = Entry(sid, None, _note(f"重复提交（{shown}），均未评分", f"given twice ({shown}): neither graded"), printable(s["name"]))
+            entry = Entry(sid, None, [_note(f"重复提交（{shown}），均未评分", f"given twice ({shown}): neither graded")], printable(s["name"]))
         elif s["folders"]:
             entry = _guarded(sid, s["name"], lambda: _moodle_folder(root, s["folders"][0], sid, work_dir, assignment))
         else:
             entry = _guarded(sid, s["name"], lambda: _platform_entry(root, sid, s["name"], s["files"], work_dir, assignment, []))
         entry.name = printable(s["name"])
-        entry.note = "; ".join(filter(None, [*notes, entry.note]))
+        entry.notes = [*notes, *entry.notes]
         entries.append(entry)
     return entries
 
@@ -279,7 +279,7 @@ def _platform_entry(root: str, sid: str, name: str, files: list[tuple[str, int, 
     display = f"{printable(name)} ({sid})" if name else sid
     if len(files) == 1 and files[0][0].lower().endswith(".zip"):
         entry = intake.from_zip(os.path.join(root, files[0][3]), sid, display, work_dir, assignment)
-        entry.note = "; ".join(filter(None, [*notes, entry.note]))
+        entry.notes = [*notes, *entry.notes]
         return entry
     chosen: dict[str, str] = {}
     older: list[str] = []
@@ -303,7 +303,7 @@ def _platform_entry(root: str, sid: str, name: str, files: list[tuple[str, int, 
     entry = intake.from_folder(folder, sid, display, assignment)
     entry.display = display
     intake._note_ignored(junk, notes)
-    entry.note = "; ".join(filter(None, [*notes, entry.note]))
+    entry.notes = [*notes, *entry.notes]
     return entry
 
 

@@ -8,14 +8,15 @@ A student hands in any one of
 - nbgrader's collected layout ``DIR/<id>/<assignment>/``.
 
 ``discover`` returns one ``Entry`` per student id: the folder to grade (or
-None when there is nothing to grade) and a note for the gradebook saying what
-was odd. Nothing in DIR is followed through a symbolic link, run or changed;
-zips are unpacked only into the work folder the caller gives, and only the
-exercise files, each checked for size while it is unpacked (the sizes in
-a zip's header are the zip's word, not a fact). A zip holding two files of the
-same path is refused whole (which one to grade would be a guess), and so is an
-id that differs from an earlier one (in sorted order) only in case or Unicode
-normalisation: the two would share one output folder on macOS or Windows.
+None when there is nothing to grade) and notes saying what was odd, one
+item each until they are written (``notes_text``). Nothing in DIR is
+followed through a symbolic link, run or changed; zips are unpacked only
+into the work folder the caller gives, and only the exercise files, each
+checked for size while it is unpacked (the sizes in a zip's header are the
+zip's word, not a fact). A zip holding two files of the same path is refused
+whole (which one to grade would be a guess), and so is an id that differs
+from an earlier one (in sorted order) only in case or Unicode normalisation:
+the two would share one output folder on macOS or Windows.
 Bad input becomes a note, never an exception.
 """
 import hashlib
@@ -50,7 +51,7 @@ RESERVED = {"grades.csv", "gradebook.db", "report.html", "report.md", "similar.j
 class Entry:
     student_id: str  # as the teacher named it (the folder's or zip's name)
     folder: str | None  # the folder to grade, or None: nothing to grade
-    note: str = ""  # what was odd, for grades.csv; "" when nothing was
+    notes: list[str] = field(default_factory=list)  # what was odd, one item per note (``notes_text`` joins them); empty when nothing was
     display: str = ""  # the submission as messages name it, relative to DIR
     digest: str | None = None  # sha256 of the exercise files graded (see ``digest``)
     same_as: str | None = None  # refused: the earlier id whose output folder this one would share (see ``folder_key``)
@@ -60,8 +61,19 @@ class Entry:
     marked_late: bool | None = None  # the platform's word "late" without the time (Canvas); None: it says nothing
 
     def __iter__(self):
-        """``student_id, folder, note = entry``"""
-        return iter((self.student_id, self.folder, self.note))
+        """``student_id, folder, notes = entry``"""
+        return iter((self.student_id, self.folder, self.notes))
+
+
+NOTES_SEPARATOR = "; "
+
+
+def notes_text(notes) -> str:
+    """A student's notes as one text: grades.csv's note cell, results.json's
+    ``note``, the terminal. Notes stay a list until here and are never split
+    back from this text: one note may itself hold the separator (a file
+    named ``a; b.py``)."""
+    return NOTES_SEPARATOR.join(notes)
 
 
 def printable(name: str) -> str:
@@ -241,7 +253,7 @@ def from_folder(root: str, student_id: str, name: str, assignment: str | None) -
     if not with_files:
         notes.append(_note("没有练习文件", "no exercise files"))
         _note_ignored(junk, notes)
-        return Entry(student_id, None, "; ".join(notes), printable(name))
+        return Entry(student_id, None, notes, printable(name))
     rel = _choose(with_files, assignment, notes)
     folder = os.path.join(root, rel) if rel else root
     sources = {}
@@ -250,7 +262,7 @@ def from_folder(root: str, student_id: str, name: str, assignment: str | None) -
     _note_ignored(junk, notes)
     display = printable(name) + (("/" + printable(rel)) if rel else "")
     when = _timestamp(folder)
-    return Entry(student_id, folder, "; ".join(notes), display, digest(sources), submitted_at=when, time_source="timestamp.txt" if when else "")
+    return Entry(student_id, folder, notes, display, digest(sources), submitted_at=when, time_source="timestamp.txt" if when else "")
 
 
 def _timestamp(folder: str) -> str:
@@ -308,14 +320,14 @@ def from_zip(path: str, student_id: str, name: str, work_dir: str, assignment: s
             if not listing.candidates:
                 notes.append(_note("zip 里没有练习文件", "no exercise files in the zip"))
                 _note_ignored(listing.junk, notes)
-                return Entry(student_id, None, "; ".join(notes), display)
+                return Entry(student_id, None, notes, display)
             rel = _choose({r: len(files) for r, files in listing.candidates.items()}, assignment, notes)
             target, sources = _extract(zf, listing.candidates[rel], work_dir, notes)
     except _Refused as refused:
-        return Entry(student_id, None, refused.note, display)
+        return Entry(student_id, None, [refused.note], display)
     _note_ignored(listing.junk, notes)
     display = display + (("/" + printable(rel)) if rel else "")
-    return Entry(student_id, target, "; ".join(notes), display, digest(sources))
+    return Entry(student_id, target, notes, display, digest(sources))
 
 
 @contextmanager
@@ -480,25 +492,25 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
         first = first_of.setdefault(folder_key(sid), sid)
         if first != sid:
             note = _note(f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分", f"differs from {first} only in case or Unicode form (they would share an output folder): not graded")
-            entries.append(Entry(sid, None, note, sid, same_as=first))
+            entries.append(Entry(sid, None, [note], sid, same_as=first))
             continue
         if len(given) > 1:
             shown = _list([n for _, n in given], 5)
-            entries.append(Entry(sid, None, _note(f"重复提交（{shown}），均未评分", f"given twice ({shown}): neither graded"), sid))
+            entries.append(Entry(sid, None, [_note(f"重复提交（{shown}），均未评分", f"given twice ({shown}): neither graded")], sid))
             continue
         kind, name = given[0]
         path = os.path.join(root, name)
         try:
             if kind == "symlink":
-                entry = Entry(sid, None, _note("符号链接，未跟随，未评分", "a symbolic link: not followed, not graded"), printable(name))
+                entry = Entry(sid, None, [_note("符号链接，未跟随，未评分", "a symbolic link: not followed, not graded")], printable(name))
             elif kind == "zip":
                 entry = from_zip(path, sid, name, work_dir, assignment)
             else:
                 entry = from_folder(path, sid, name, assignment)
         except Exception as exc:  # noqa: BLE001 - one student's odd input must not stop the batch
-            entry = Entry(sid, None, _note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})"), printable(name))
+            entry = Entry(sid, None, [_note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})")], printable(name))
         if printable(name) != name:
             odd = _note("名字含非 UTF-8 或控制字符，已转义", "the name is not plain UTF-8 text: shown escaped")
-            entry.note = "; ".join(filter(None, [odd, entry.note]))
+            entry.notes = [odd, *entry.notes]
         entries.append(entry)
     return entries, warnings

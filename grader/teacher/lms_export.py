@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from grader.exercises import EXERCISES
 from grader.teacher import class_data, platform_csv
-from grader.teacher.batch_output import text_cell
+from grader.teacher.grades_csv import text_cell
 from grader.teacher.moodle_worksheet import Worksheet
 from grader.teacher.platform_csv import PlatformFileError
 from grader.text import visible

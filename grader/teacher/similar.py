@@ -284,7 +284,7 @@ def read_codes(entries) -> tuple[dict, list]:
     codes, left_out = {}, []
     for e in entries:
         if e.folder is None:
-            left_out.append({"id": e.student_id, "note": e.note})
+            left_out.append({"id": e.student_id, "note": intake.notes_text(e.notes)})
             continue
         files = {}
         graded = submission.load(e.folder).files

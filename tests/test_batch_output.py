@@ -1,0 +1,101 @@
+"""What the batch writes for a student (grader/teacher/batch_output.py) and
+their row of grades.csv (grader/teacher/grades_csv.py), without grading:
+notes stay one bullet each, whatever they hold, and a late penalty is
+worked out once and read by the row, the feedback, results.json and the
+gradebook alike."""
+import csv
+import io
+import json
+
+from grader.exercises import IDS
+from grader.teacher import batch_output
+from grader.teacher.batch_output import BatchOutput, ungradable_markdown
+from grader.teacher.grades_csv import LATE_COLUMNS, GradeRow
+from grader.teacher.intake import Entry
+from grader.teacher.late_policy import Late
+
+NOTES = ["忽略 / ignored: draft; v2.txt", "拒绝了不安全的路径 / refused unsafe paths: ../a.py"]
+FEEDBACK = "# 评分反馈 / Feedback\n\n总分 / total: **10**\n"
+
+
+class CountedLate(Late):
+    """A Late that counts how often its penalty is worked out."""
+
+    calls = 0
+
+    def penalty(self, raw: float) -> float:
+        CountedLate.calls += 1
+        return super().penalty(raw)
+
+
+def late_by_two_days() -> CountedLate:
+    return CountedLate("2026-12-12T10:00:00+08:00", "times: times.csv", "2026-12-10T23:59:00+08:00", 2, 0, 20.0)
+
+
+def points(each: float) -> dict:
+    return {ex: each for ex in IDS}
+
+
+def bullets(markdown: str) -> list[str]:
+    return [line for line in markdown.splitlines() if line.lstrip("> ").startswith("- ")]
+
+
+def test_a_note_holding_the_separator_is_one_bullet_in_the_feedback(tmp_path):
+    store = BatchOutput(str(tmp_path), "attention")
+    entry = Entry("s", str(tmp_path), list(NOTES), "s", "0" * 64)
+    store.write_student(entry, {"tests": []}, FEEDBACK, finished=True)
+    feedback = (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
+    assert bullets(feedback) == ["> - " + note for note in NOTES]
+    extra = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))["extra_data"]
+    assert extra["note"] == "; ".join(NOTES)  # one text where a text is wanted
+
+
+def test_an_ungradable_students_notes_are_one_bullet_each():
+    assert bullets(ungradable_markdown(NOTES)) == ["- " + note for note in NOTES]
+
+
+def test_the_note_cell_joins_the_notes(tmp_path):
+    store = BatchOutput(str(tmp_path), "attention")
+    store.add_row(GradeRow.of("s", points(1), NOTES))
+    (row,) = list(csv.DictReader(io.StringIO((tmp_path / "grades.csv").read_text(encoding="utf-8"))))
+    assert row["note"] == "; ".join(NOTES)
+
+
+def test_the_late_penalty_is_worked_out_once_and_read_everywhere(tmp_path):
+    CountedLate.calls = 0
+    row = GradeRow.of("s", points(2.5), [], "", late_by_two_days())
+    store = BatchOutput(str(tmp_path), "attention", late=True)
+    store.add_row(row)
+    store.write_student(Entry("s", str(tmp_path), [], "s", "0" * 64), {"tests": []}, FEEDBACK, finished=True, late=row.late)
+    gradebook = row.late.for_gradebook()
+    assert CountedLate.calls == 1
+    raw = 2.5 * len(IDS)
+    assert (row.raw, row.late.points, row.total) == (raw, raw * 0.2, raw - raw * 0.2)
+    (cells,) = list(csv.DictReader(io.StringIO((tmp_path / "grades.csv").read_text(encoding="utf-8"))))
+    assert [cells[c] for c in (*LATE_COLUMNS, "total")] == [f"{raw:g}", "2", f"{raw * 0.2:g}", "2026-12-12T10:00:00+08:00", "times: times.csv", f"{raw * 0.8:g}"]
+    results = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
+    assert (results["extra_data"]["late"]["raw"], results["extra_data"]["late"]["penalty"]) == (raw, raw * 0.2)
+    assert f"{raw:g} − {raw * 0.2:g} = {raw * 0.8:g}" in (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
+    assert gradebook == (raw * 0.2, "2026-12-12T10:00:00+08:00")
+
+
+def test_restating_reads_the_same_penalty(tmp_path):
+    """A student graded before: restating their lateness writes what the row says."""
+    store = BatchOutput(str(tmp_path), "attention", late=True)
+    entry = Entry("s", str(tmp_path), [], "s", "0" * 64)
+    store.write_student(entry, {"tests": []}, FEEDBACK, finished=True)
+    stored = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
+    row = GradeRow.of("s", points(2.5), [], "", late_by_two_days())
+    store.restate_late(entry, stored, row.late)
+    restated = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
+    assert restated["extra_data"]["late"] == row.late.as_dict()
+    feedback = (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
+    assert feedback.count(batch_output.LATE_START) == 1
+    store.restate_late(entry, restated, None)  # no policy any more: the penalty goes
+    assert batch_output.LATE_START not in (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
+
+
+def test_a_row_without_points_is_zeros_and_names_only_when_asked(tmp_path):
+    row = GradeRow.of("=s", None, [], "Ann")
+    assert row.cells(named=False, late_columns=False) == ["'=s", *(["0"] * len(IDS)), "0", ""]
+    assert row.cells(named=True, late_columns=True) == ["'=s", "Ann", *(["0"] * len(IDS)), "0", "0", "0", "", "", "0", ""]
