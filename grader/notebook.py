@@ -237,10 +237,10 @@ class _NotebookFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        from grader import ipynb
+        from grader import notebook_source
 
         with open(module.__spec__.origin, "rb") as f:
-            code = ipynb.read(f.read(), module.__spec__.origin, module.__name__)
+            code = notebook_source.read(f.read(), module.__spec__.origin, module.__name__)
         module.__file__ = module.__spec__.origin
         exec(compile(code.source, module.__file__, "exec"), module.__dict__)
 

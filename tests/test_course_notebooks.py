@@ -1,6 +1,7 @@
-"""The students' notebooks (notebooks/<id>.ipynb, grader/teacher/notebooks.py)
-and grading from inside one (grader/notebook.py), run in a real Jupyter
-kernel (nbclient and ipykernel, as JupyterLab runs them)."""
+"""The students' notebooks (notebooks/<id>.ipynb, written by
+grader/teacher/course_notebooks.py) and grading from inside one
+(grader/notebook.py), run in a real Jupyter kernel (nbclient and ipykernel,
+as JupyterLab runs them)."""
 import json
 import shutil
 from pathlib import Path
@@ -10,14 +11,14 @@ import pytest
 
 from conftest import ROOT, SOLUTIONS
 from grader.exercises import BY_ID, IDS
-from grader.teacher import notebooks
+from grader.teacher import course_notebooks
 from readme_sections import blocks, commands
 
 NOTEBOOKS = Path(ROOT, "notebooks")
 
 
 def test_the_notebooks_are_made_from_the_course():
-    assert notebooks.stale() == [], "notebooks/ is out of date: run python -m grader notebooks"
+    assert course_notebooks.stale() == [], "notebooks/ is out of date: run python -m grader notebooks"
 
 
 @pytest.mark.parametrize("ex", IDS)
@@ -39,14 +40,14 @@ def test_a_stale_notebook_is_found(tmp_path):
     project = tmp_path / "course"
     for folder in ("docs/path", "exercises", "experiments", "notebooks"):
         shutil.copytree(Path(ROOT, folder), project / folder)
-    assert notebooks.stale(str(project)) == []
+    assert course_notebooks.stale(str(project)) == []
     stub = project / "exercises" / "ex3_scaling.py"
     stub.write_text(stub.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
-    assert notebooks.stale(str(project)) == ["notebooks/ex3_scaling.ipynb"]
+    assert course_notebooks.stale(str(project)) == ["notebooks/ex3_scaling.ipynb"]
 
 
 def test_the_page_link_can_point_at_a_published_site():
-    text = notebooks.make_notebook("ex2_scores", docs_url="https://example.org/course/")
+    text = course_notebooks.make_notebook("ex2_scores", docs_url="https://example.org/course/")
     assert "](https://example.org/course/path/ex2_scores.html)" in text
 
 

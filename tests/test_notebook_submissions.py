@@ -1,6 +1,6 @@
 """Exercises handed in as Jupyter notebooks (``<id>.ipynb``): graded as the
 code of their answer cells, by the same grader and the same sandboxed
-child as a ``.py`` (grader/ipynb.py, grader/engine/submission.py).
+child as a ``.py`` (grader/notebook_source.py, grader/engine/submission.py).
 
 The notebooks here are written by nbformat itself (``nbformat.v4``), shaped
 exactly as Jupyter saves them.
@@ -17,7 +17,7 @@ import pytest
 
 from conftest import SOLUTIONS, as_results, failed_checks, make_submission, points_by_exercise
 from catalogue_marks import WRONG, exercise_of, marks
-from grader import ipynb
+from grader import notebook_source
 from grader.exercises import BY_ID, IDS
 from grader.files import EXERCISES_DIR
 
@@ -60,7 +60,7 @@ def notebook_submission(folder, replace: dict | None = None) -> str:
 
 
 def read(text, exercise="ex0_weighted_sum"):
-    return ipynb.read(text.encode() if isinstance(text, str) else text, f"{exercise}.ipynb", exercise)
+    return notebook_source.read(text.encode() if isinstance(text, str) else text, f"{exercise}.ipynb", exercise)
 
 
 # --- reading a notebook ------------------------------------------------------
@@ -121,7 +121,7 @@ def test_marked_answer_cells_are_the_only_code_graded():
     ],
 )
 def test_a_broken_notebook_is_refused_with_a_reason(data, says):
-    with pytest.raises(ipynb.NotebookError) as caught:
+    with pytest.raises(notebook_source.NotebookError) as caught:
         read(data)
     assert says in caught.value.text.en
     assert caught.value.text.zh and caught.value.text.zh != caught.value.text.en

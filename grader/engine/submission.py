@@ -7,11 +7,11 @@ the grader's own files, too big, not readable as Python reads it) becomes
 that exercise's problem only.
 
 An exercise may be handed in as a Jupyter notebook, ``<id>.ipynb``: its
-answer cells' code is graded as the file (``grader/ipynb.py``), and messages
-name its lines by cell. When both ``<id>.py`` and ``<id>.ipynb`` are there,
-the ``.py`` is graded unless it is still the course's untouched stub (a
-student who works in Jupyter keeps the stubs they were given); a note says
-which one was graded.
+answer cells' code is graded as the file (``grader/notebook_source.py``),
+and messages name its lines by cell. When both ``<id>.py`` and
+``<id>.ipynb`` are there, the ``.py`` is graded unless it is still the
+course's untouched stub (a student who works in Jupyter keeps the stubs
+they were given); a note says which one was graded.
 """
 import io
 import os
@@ -20,7 +20,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass, field
 
-from grader import ipynb
+from grader import notebook_source
 from grader.exercises import EXERCISES
 from grader.files import EXERCISES_DIR
 from grader.text import Text, visible
@@ -36,7 +36,7 @@ class ExerciseFile:
     source: bytes | None = None
     problem: Text | None = None  # why this file cannot be run, if it cannot
     notes: list[Text] = field(default_factory=list)  # what the student should know about how it was read
-    notebook: ipynb.Code | None = None  # a notebook's cells, where its code came from
+    notebook: notebook_source.Code | None = None  # a notebook's cells, where its code came from
 
     def where(self, n: int) -> Text:
         """Line ``n`` of the graded code, as the student finds it in their file."""
@@ -106,8 +106,8 @@ def _read_notebook(path: str, display: str, exercise_id: str, teacher: dict | No
     if data is None:
         return f
     try:
-        f.notebook = ipynb.read(data, display, exercise_id)
-    except ipynb.NotebookError as exc:
+        f.notebook = notebook_source.read(data, display, exercise_id)
+    except notebook_source.NotebookError as exc:
         f.problem = exc.text
         return f
     code = f.notebook.source.encode("utf-8")

@@ -8,10 +8,11 @@ answer cells run before the test cells, so they could read the solutions,
 rewrite the gradebook or make a test cell show full marks. ``GradeInSandbox``
 runs no cell. For each autograder test cell (grade id ``test_<id>``) it grades
 the notebook's answer cells as ``python -m grader grade`` grades the same
-notebook (grader/ipynb.py reads it; the sandboxed child runs it, with the
-public and the hidden checks), then writes the cell's output: the report,
-and the points earned as the cell's value, which nbgrader's SaveAutoGrades
-reads as partial credit. Every other code cell is left without output.
+notebook (grader/notebook_source.py reads it; the sandboxed child runs it,
+with the public and the hidden checks), then writes the cell's output: the
+report, and the points earned as the cell's value, which nbgrader's
+SaveAutoGrades reads as partial credit. Every other code cell is left
+without output.
 
 The report quotes no hidden check's input (``report.without_hidden_inputs``):
 nbgrader's feedback shows it to the student.

@@ -5,9 +5,9 @@ return it.
     COURSE/nbgrader_config.py
     COURSE/source/<assignment>/<id>.ipynb     one per exercise
 
-Each source notebook is the student notebook (``notebooks.make_notebook``)
-with nbgrader's cell metadata (schema 3, as nbgrader's ``CheckCellMetadata``
-reads it) on two cells:
+Each source notebook is the student notebook
+(``course_notebooks.make_notebook``) with nbgrader's cell metadata (schema
+3, as nbgrader's ``CheckCellMetadata`` reads it) on two cells:
 
 - the answer cell, an "autograded answer" (``solution: true``): the
   reference solution, each region the student writes between
@@ -37,7 +37,7 @@ import sys
 from grader.exercises import BY_ID, IDS
 from grader.files import PROJECT, write_atomically
 from grader.regions import BEGIN, END
-from grader.teacher import notebooks
+from grader.teacher import course_notebooks
 from grader.teacher.nbgrader_autograde import TEST_CELL
 
 SOURCE = "source"
@@ -91,7 +91,7 @@ GRADING = (
 
 def source_notebook(exercise_id: str, project: str = PROJECT, docs_url: str | None = None) -> str:
     """The nbgrader source notebook of ``exercise_id``, as nbformat 4.5 JSON."""
-    nb = json.loads(notebooks.make_notebook(exercise_id, project, docs_url))
+    nb = json.loads(course_notebooks.make_notebook(exercise_id, project, docs_url))
     cells = nb["cells"]
     answer = next(i for i, c in enumerate(cells) if c["metadata"].get("exercise") == exercise_id)
     cells[answer]["source"] = answer_source(exercise_id, project).splitlines(keepends=True)

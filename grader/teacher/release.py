@@ -6,7 +6,7 @@ verbs), the reference answers the public checks need (recorded from
 hidden checks per exercise (from ``grader/exercises.py``, so the report can
 say what the teacher grades), the experiments (the plain-torch scripts that
 the docs pages run with ``tox exec -e grade -- python experiments/...``), the
-notebooks (``notebooks.py``; ``tox -e lab`` opens them), a tox.ini and a
+notebooks (``course_notebooks.py``; ``tox -e lab`` opens them), a tox.ini and a
 README (``student_readme``) that lists the exercises of the same table.
 DIR.zip, beside DIR, holds the same tree.
 
@@ -25,7 +25,7 @@ import sys
 from grader.exercises import EXERCISES, IDS
 from grader.files import PROJECT, current_umask
 from grader.regions import solution_regions
-from grader.teacher import notebooks, packaging
+from grader.teacher import course_notebooks, packaging
 from grader.teacher.student_readme import DOCS_URL, student_readme
 
 
@@ -94,7 +94,7 @@ def _fill(root: str, project: str) -> None:
     # Each docs page runs its experiment from the course folder; it uses torch only, never the solutions.
     packaging.copy_py(os.path.join(project, "experiments"), os.path.join(root, "experiments"))
     # The same notebooks as the course's, but for the link to each page: the release has no docs/.
-    notebooks.write_all(os.path.join(root, notebooks.NOTEBOOKS), project, docs_url=DOCS_URL)
+    course_notebooks.write_all(os.path.join(root, course_notebooks.NOTEBOOKS), project, docs_url=DOCS_URL)
 
     # python -m write (tox -e write) trains the student's own GPT, on the text it ships with: docs/ does not.
     write = os.path.join(project, "write")

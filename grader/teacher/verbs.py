@@ -18,7 +18,7 @@ MODULES = {
     "release": "grader.teacher.release",
     "gradescope": "grader.teacher.gradescope",
     "similar": "grader.teacher.similar",
-    "notebooks": "grader.teacher.notebooks",
+    "notebooks": "grader.teacher.course_notebooks",
     "nbgrader": "grader.teacher.nbgrader_course",
     "export": "grader.teacher.lms_export",
 }

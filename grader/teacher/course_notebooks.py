@@ -1,5 +1,8 @@
-"""The students' Jupyter notebooks, ``notebooks/<id>.ipynb``: made from the
-exercise's docs page, stub and experiment, never written by hand.
+"""The course's Jupyter notebooks, ``notebooks/<id>.ipynb``, the ones
+students open and work in: written from each exercise's docs page, stub and
+experiment, never by hand. (Reading a notebook a student hands in is
+``grader/notebook_source.py``; ``check()`` inside Jupyter is
+``grader/notebook.py``.)
 
     python -m grader notebooks            # rewrite notebooks/ from the course
     python -m grader notebooks --check    # fail if notebooks/ is out of date
@@ -8,9 +11,9 @@ Each notebook holds, in order: the page's goal ("What this lesson does") and
 key points in both languages, with a link to the page; a cell that imports
 ``grader.notebook``; the experiment as a cell; the stub in one code cell,
 marked as the exercise's answer cell (``"exercise": "<id>"`` in its
-metadata, which grader/ipynb.py reads); and a last cell, ``check("<id>")``,
-that grades it in a sandboxed child process, as ``tox -e grade`` does: never
-in the kernel.
+metadata, which grader/notebook_source.py reads); and a last cell,
+``check("<id>")``, that grades it in a sandboxed child process, as ``tox -e
+grade`` does: never in the kernel.
 
 The page's MyST roles become their text (``{gls}`权重``` is 权重,
 ``{num}`0.845 <summary[0]>``` is 0.845: the docs build proves the number).

@@ -1,5 +1,10 @@
-"""A Jupyter notebook handed in as ``<id>.ipynb``, read as the Python file
-the grader runs.
+"""A Jupyter notebook handed in as ``<id>.ipynb``, read as the Python
+source the grader runs in place of ``<id>.py`` (``read``).
+
+Not to be confused with ``grader/notebook.py``, the ``check()`` a student
+calls inside Jupyter, which reads its exercise's notebook with this module,
+nor with ``grader/teacher/course_notebooks.py``, which writes the course's
+notebooks.
 
 Which cells: the notebook's *answer cells*, joined in order. The course's
 notebooks mark theirs with ``"exercise": "<id>"`` in the cell's metadata and
@@ -14,6 +19,10 @@ magic (``%matplotlib inline``), a shell escape (``!pip install x``, ``x =
 magic (``%%bash``) become comments. ``%time`` and ``%timeit`` in front of a
 statement, and the ``%%time``/``%%timeit``/``%%capture`` cell magics, keep
 the code they time: it runs once. Each change is a note the student reads.
+A line is IPython's only where a statement begins: inside a string, a
+bracket or a line continued by a backslash it is Python's. One pass of
+Python's tokenizer over each cell says where statements begin, so reading
+costs time in proportion to the notebook's size.
 
 Lines are named as the student sees them, "cell 4, line 2" (cells counted
 from the top of the notebook, markdown ones too, from 1): ``Code.where``.
@@ -23,13 +32,13 @@ without their outputs: outputs are never graded, and a broken one must not
 cost the answer its points. nbformat is imported only when a notebook is
 read, so grading ``.py`` files costs nothing more.
 """
-import io
 import json
 import re
 import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 from grader.text import Text, visible
 
@@ -40,6 +49,9 @@ KEEP_BODY = {"time", "timeit", "capture", "prun"}
 # statement is kept.
 KEEP_STATEMENT = {"time", "timeit", "prun"}
 NOTES_SHOWN = 5  # changed lines listed by name; the rest are counted
+# A closing bracket that closes nothing: Python 3.11's tokenizer counts it
+# (the brackets open go below zero), 3.12's ignores it.
+_UNMATCHED_CLOSES = sys.version_info < (3, 12)
 
 _ASSIGNED_ESCAPE = re.compile(r"[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]")
 _HELP = re.compile(r"^\??[A-Za-z_][\w.]*\?{1,2}$")
@@ -195,23 +207,23 @@ def _python_lines(lines: list[str], cell: int, changed: list[Text]) -> list[str]
             changed.append(_changed(cell, first + 1, lines[first], Text("整个单元格成了注释", "the whole cell became comments")))
             return out
         changed.append(_changed(cell, first + 1, lines[first], Text("成了注释，单元格照常运行一次", "became a comment; the cell runs once")))
-    for k, line in enumerate(lines):
-        stripped = line.strip()
-        if out[k] != line or not stripped or stripped.startswith("#") or not _ipython_syntax(stripped):
-            continue
-        if not _starts_a_statement(out[:k]):
-            continue  # inside a string or a bracket: Python's, left as it is
+
+    def convert(k: int) -> None:
+        line = lines[k]
         out[k] = _converted(line)
         kept = out[k].strip().split("  # ", 1)[0]
         if kept == "pass":
             changed.append(_changed(cell, k + 1, line, Text("成了注释", "became a comment")))
         else:
             changed.append(_changed(cell, k + 1, line, Text(f"照常运行一次：{kept}", f"runs once as {kept}")))
+
+    ipython = [k for k, line in enumerate(lines) if out[k] == line and _ipython_syntax(line.strip())]
+    _at_statement_starts(out, ipython, convert)
     return out
 
 
 def _ipython_syntax(stripped: str) -> bool:
-    return (
+    return bool(stripped) and not stripped.startswith("#") and (
         stripped[0] in "%!"
         or bool(_ASSIGNED_ESCAPE.match(stripped))
         or bool(_HELP.match(stripped))
@@ -219,17 +231,55 @@ def _ipython_syntax(stripped: str) -> bool:
     )
 
 
-def _starts_a_statement(before: list[str]) -> bool:
-    """Whether a line after ``before`` begins a statement (it is not inside
-    a string, a bracket or a line continued by a backslash)."""
-    if before and before[-1].rstrip().endswith("\\"):
-        return False
+def _at_statement_starts(out: list[str], candidates: list[int], found: Callable[[int], None]) -> None:
+    """Call ``found(k)`` for each line ``k`` of ``candidates`` (in order)
+    that begins a statement: ``out[:k]`` leaves no string or bracket open
+    and no line continued by a backslash, and tokenizes without an error.
+    ``found`` may rewrite ``out[k]``; the lines after it are read as
+    rewritten.
+
+    One tokenizer reads the lines as it asks for them, so the cell is read
+    once, not once per candidate (tokenizing ``out[:k]`` anew for each
+    candidate made a cell of n IPython lines cost n² lines' tokenizing). It
+    asks for line ``k`` once it has given every token of the lines before,
+    and those tokens say whether a statement begins: the line before ended
+    with its newline as a token (NEWLINE or NL; in Python 3.11 also the
+    ERRORTOKEN of a quoted string continued by a backslash and then not
+    closed), which no newline inside a string or after a backslash is; the
+    brackets counted so far balance; and that line does not end with a
+    backslash, even in a comment. Once the tokenizer raises, no later line
+    begins a statement: every longer prefix fails the same way."""
+    todo = iter(candidates)
+    pending = next(todo, None)
+    read = 0  # lines given to the tokenizer
+    depth = 0  # brackets open
+    ended = 0  # the last line (counted from 1) that its newline token ended
+
+    def readline() -> str:
+        nonlocal read, pending
+        k = read
+        if pending is None:
+            return ""  # no candidate left: the rest need not be read
+        if k == pending:
+            if k == 0 or (ended == k and depth == 0 and not out[k - 1].rstrip().endswith("\\")):
+                found(k)
+            pending = next(todo, None)
+        read += 1
+        return out[k] + "\n"
+
     try:
-        for _ in tokenize.generate_tokens(io.StringIO("\n".join(before) + "\n").readline):
-            pass
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    return True
+        for token in tokenize.generate_tokens(readline):
+            if token.type == tokenize.OP and token.string in ("(", "[", "{"):
+                depth += 1
+            elif token.type == tokenize.OP and token.string in (")", "]", "}"):
+                depth = depth - 1 if depth > 0 or _UNMATCHED_CLOSES else 0
+            elif token.type in (tokenize.NEWLINE, tokenize.NL) or (token.type == tokenize.ERRORTOKEN and token.string.endswith("\n")):
+                ended = token.end[0]
+    except (tokenize.TokenError, SyntaxError, SystemError):
+        # The candidates not yet read begin no statement. (SystemError: the
+        # tokenizer of Python 3.12 and 3.13 raises it for a null byte after
+        # a backslash, where it means its TokenError.)
+        pass
 
 
 def _converted(line: str) -> str:
