@@ -4,7 +4,7 @@
     check("ex0_weighted_sum")
 
 ``check`` grades the *saved* notebook ``<id>.ipynb`` of the kernel's folder
-(its answer cells, grader/ipynb.py) as ``python -m grader grade --only
+(its answer cells, grader/notebook_source.py) as ``python -m grader grade --only
 <id>`` does, in the warm grader (``grader.warm_grader``): a grading process
 of its own, started when this module is imported and kept between calls,
 so a check answers in a fraction of a second; the same sandboxed child and
