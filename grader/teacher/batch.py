@@ -7,9 +7,10 @@ One submission per student in DIR: a folder or zip per student, nbgrader's
 collected layout, or a Canvas or Moodle download, folder or zip (see
 ``downloads``; the first line says which it found). This process never
 imports torch, the checks or the solutions: it finds the submissions, hands
-them out one at a time to N worker processes (``batch_workers``) and writes
-what comes back (``batch_output``): results.json and feedback.md per
-student, and grades.csv, a ``grades_csv.GradeRow`` each. A process of its own writes nbgrader's
+them out one at a time to N worker processes (``batch_workers``: the
+workers and their pool) and writes what comes back (``batch_output``):
+results.json and feedback.md per student, and grades.csv, a
+``grades_csv.GradeRow`` each. A process of its own writes nbgrader's
 ``gradebook.db`` (``gradebook``), so nbgrader's slow import overlaps the
 grading; the progress line is ``progress``'s. With ``--db`` the grades go
 into the course's own nbgrader gradebook instead (an SQLite file or any
@@ -21,8 +22,8 @@ grading worksheet given by ``--worksheet``, the policy's ``times`` file,
 Canvas's LATE), costs the penalty the course set, worked out once in the
 student's row (``grades_csv.LatePenalty``): grades.csv, the feedback,
 results.json, the gradebook's ``late_submission_penalty`` and the class
-report show that one. A policy that cannot be used stops the batch before anyone is
-graded.
+report show that one. A policy that cannot be used stops the batch before
+anyone is graded.
 
 An id refused for sharing its folder with another (``Entry.same_as``) gets
 its row and nothing else under OUT.
@@ -31,9 +32,7 @@ A student is finished when ``<id>/results.json`` holds the hash of the
 submission as it is now: running the same command again grades only the
 others (``--force`` regrades everyone), and updates the gradebook in place.
 """
-import collections
 import fcntl
-import multiprocessing.connection
 import os
 import shutil
 import signal
@@ -46,7 +45,7 @@ from grader.engine import report
 from grader.teacher import downloads
 from grader.teacher.batch_options import BatchOptionError, BatchOptions
 from grader.teacher.batch_output import GRADES, BatchOutput, ungradable_markdown
-from grader.teacher.batch_workers import Worker
+from grader.teacher.batch_workers import WorkerPool
 from grader.teacher.class_files import ClassFiles
 from grader.teacher.gradebook import GradebookLink, db_name
 from grader.teacher.grades_csv import GradeRow
@@ -58,7 +57,6 @@ from grader.text import count
 GRADEBOOK = "gradebook.db"
 LOCK = ".batch.lock"
 WORK_PREFIX = ".work-"
-STUDENT_SECONDS = 900  # a worker silent this long on one student is stopped (the grader's own limits come first)
 
 
 def _err(*parts) -> None:
@@ -192,10 +190,11 @@ class _Batch:
 
             self.inputs_seed = fresh_inputs_seed()
         self.store = None  # BatchOutput, once the class is read
-        self.workers: list[Worker] = []
+        self.pool = None  # WorkerPool, while students are graded
+        self.progress = None  # Progress, once the class is read
         self.gradebook = None
         self.gradebook_name = ""
-        self.graded = self.failed = self.spawned = 0
+        self.graded = self.failed = 0
         self.said_unconfined = False  # the note that submission code is not fully confined, said once
         self.class_files = None  # the similarity check and the class report (class_files)
         self.report_seconds = None  # what they added at the end
@@ -211,8 +210,8 @@ class _Batch:
         plan = self._plan(entries)
         self._open_gradebook()
         self._start_class_files(entries)
-        progress = Progress(len(entries), len(plan.skipped) + len(plan.ungradable), len(plan.to_grade), self.jobs)
-        code, interrupted = self._write_class(plan, progress)
+        self.progress = Progress(len(entries), len(plan.skipped) + len(plan.ungradable), len(plan.to_grade), self.jobs)
+        code, interrupted = self._write_class(plan)
         if self.gradebook.error:
             _err(f"成绩册未写入 / gradebook not written ({self.gradebook_name}): {self.gradebook.error}")
         if interrupted:
@@ -268,19 +267,20 @@ class _Batch:
         if not self.options.no_report:
             self.class_files = ClassFiles(entries, self.out, [self.lock] + ([self.gradebook.conn] if self.gradebook.conn else []), self.options.threshold)
 
-    def _write_class(self, plan: _Plan, progress: Progress) -> tuple[int, bool]:
+    def _write_class(self, plan: _Plan) -> tuple[int, bool]:
         """Every student's row and files, then the class report's go; (exit
         code, interrupted). The workers, the progress line and the gradebook
         are closed whatever happens."""
         code, interrupted = 0, False
         old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
-            rows = self._restate_skipped(plan.skipped, progress) + self._record_ungradable(plan.ungradable, progress)
+            rows = self._restate_skipped(plan.skipped) + self._record_ungradable(plan.ungradable)
             self.store.add_rows(rows)
             if plan.to_grade:
-                progress.line(f"评分 / grading {len(plan.to_grade)} 名学生 / students with {count(min(self.jobs, len(plan.to_grade)), 'worker')}")
-                progress.start()
-                code = self._grade_all(plan.to_grade, progress)
+                self.progress.line(f"评分 / grading {len(plan.to_grade)} 名学生 / students with {count(min(self.jobs, len(plan.to_grade)), 'worker')}")
+                self.progress.start()
+                self.pool = WorkerPool(self.jobs, self.sandbox, self.work, self.inputs_seed, self._open_elsewhere)
+                code = self.pool.grade_all(plan.to_grade, self._done, self._failed)
             if self.class_files is not None:
                 # Every row is written: the report (it reads grades.csv and the
                 # results, not the gradebook) is drawn while the workers stop
@@ -292,13 +292,14 @@ class _Batch:
         finally:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            self._stop_workers()
-            progress.close()
+            if self.pool is not None:
+                self.pool.stop()
+            self.progress.close()
             self.gradebook.finish()
             signal.signal(signal.SIGTERM, old_term)
         return code, interrupted
 
-    def _restate_skipped(self, skipped: list, progress: Progress) -> list[GradeRow]:
+    def _restate_skipped(self, skipped: list) -> list[GradeRow]:
         """The rows of students graded before, from their stored results;
         their lateness restated where it is seen otherwise now."""
         rows = []
@@ -307,12 +308,12 @@ class _Batch:
             self.store.restate_late(e, stored, row.late)
             rows.append(row)
             self._send_to_gradebook(row, stored.get("extra_data", {}).get("graded_at"))
-            progress.line(f"跳过 / skip {e.student_id}: 已评分，提交未变 / already graded, same submission ({_num(row.raw)})")
+            self.progress.line(f"跳过 / skip {e.student_id}: 已评分，提交未变 / already graded, same submission ({_num(row.raw)})")
         if skipped:
-            progress.line(f"跳过 {len(skipped)} 名已评分的学生；--force 重新评分 / skipped {len(skipped)} already graded (--force regrades them)")
+            self.progress.line(f"跳过 {len(skipped)} 名已评分的学生；--force 重新评分 / skipped {len(skipped)} already graded (--force regrades them)")
         return rows
 
-    def _record_ungradable(self, ungradable: list, progress: Progress) -> list[GradeRow]:
+    def _record_ungradable(self, ungradable: list) -> list[GradeRow]:
         """A row of zeros each, and feedback saying why."""
         rows = []
         for e in ungradable:
@@ -320,7 +321,7 @@ class _Batch:
                 self.store.write_student(e, report.ungradable_results(*e.notes), ungradable_markdown(e.notes), finished=False, quote_notes=False)
             rows.append(GradeRow.of(e.student_id, None, e.notes, e.name, self.late.get(e.student_id)))
             self.gradebook.send(e.student_id, None)
-            progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {notes_text(e.notes)}")
+            self.progress.line(f"✗ {e.student_id}: 无法评分 / not graded: {notes_text(e.notes)}")
         return rows
 
     def _send_to_gradebook(self, row: GradeRow, graded_at: str | None) -> None:
@@ -364,85 +365,23 @@ class _Batch:
         self.report_seconds = time.monotonic() - start
         return written
 
-    # -- the pool
+    # -- for the workers (batch_workers.WorkerPool)
 
-    def _spawn(self) -> Worker | None:
-        """A new worker, unless so many have died that another would too."""
-        self.spawned += 1
-        if self.spawned > self.max_spawn:
-            return None
-        inherited = [self.lock] + [w.conn for w in self.workers]
+    def _open_elsewhere(self) -> list:
+        """What this process holds open besides the workers' pipes: a new
+        worker closes its copies (the lock and the pipes must close when the
+        batch does)."""
+        held = [self.lock]
         if self.gradebook is not None and self.gradebook.conn is not None:
-            inherited.append(self.gradebook.conn)
+            held.append(self.gradebook.conn)
         if self.class_files is not None:
-            inherited.append(self.class_files.conn)
-        w = Worker(inherited, self.sandbox, self.work, self.inputs_seed)
-        self.workers.append(w)
-        return w
+            held.append(self.class_files.conn)
+        return held
 
-    def _grade_all(self, to_grade: list, progress: Progress) -> int:
-        """Hand the students out to the workers, one at a time each, until
-        every one has come back. A worker that dies is replaced; its student
-        gets a row saying so (and is graded again by the next run)."""
-        pending = collections.deque(to_grade)
-        # Each student can cost at most one worker; a few more for workers that die idle.
-        self.max_spawn = self.jobs + len(to_grade) + 10
-        for _ in range(min(self.jobs, len(pending))):
-            self._spawn()
-        fatal = None
-        while True:
-            for w in list(self.workers):
-                if w.entry is None and pending:
-                    entry = pending.popleft()
-                    try:
-                        w.send(entry)
-                    except OSError:  # it died while idle: another takes its place
-                        w.entry = None
-                        pending.appendleft(entry)
-                        self._retire(w)
-                        self._spawn()
-            busy = [w for w in self.workers if w.entry is not None]
-            if not busy:
-                break
-            ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
-            for w in busy:
-                if w.conn in ready:
-                    answer = w.receive()  # None: it died
-                elif w.proc.sentinel in ready or time.monotonic() - w.since > STUDENT_SECONDS:
-                    answer = None
-                else:
-                    continue
-                entry, w.entry = w.entry, None
-                took = time.monotonic() - w.since
-                if answer is None:
-                    self._failed(entry, "评分进程意外退出 / the grading process died", progress, took)
-                    self._retire(w)
-                    if pending:
-                        self._spawn()
-                elif answer[0] == "fatal":
-                    # This worker could not even start a grader: the student goes back in line.
-                    fatal = answer[1]
-                    pending.appendleft(entry)
-                    self._retire(w)
-                elif answer[0] == "error":
-                    _err(answer[1])
-                    self._failed(entry, "评分程序出错 / grader error: " + (answer[1].strip().splitlines() or [""])[-1][:200], progress, took)
-                else:
-                    self._done(entry, answer[1], progress)
-        if pending:  # no worker left to take them
-            _err("评分程序无法启动 / the grader could not start:\n" + (fatal or "workers kept dying"))
-            for entry in pending:
-                self._failed(entry, "评分程序无法启动 / the grader could not start", progress)
-            return 3
-        return 0
-
-    def _retire(self, w: Worker) -> None:
-        w.stop(signal.SIGKILL)
-        w.proc.join(5)
-        w.conn.close()
-        self.workers.remove(w)
-
-    def _done(self, entry, payload: dict, progress: Progress) -> None:
+    def _done(self, entry, payload: dict) -> None:
+        """A graded student: their files, row and gradebook entry. Errors in
+        the grading leave results.json without the hash: the next run grades
+        them again."""
         ok = not payload["errors"]
         notes = entry.notes if ok else [*entry.notes, "评分程序出错，下次运行时重评 / grader error: regraded on the next run"]
         got = {ex: float(p[0]) for ex, p in payload["points"].items()}
@@ -458,35 +397,17 @@ class _Batch:
             self.said_unconfined = True
             from grader.engine.grading import unconfined_note
 
-            progress.line(unconfined_note(unconfined))
+            self.progress.line(unconfined_note(unconfined))
         score = f"{_num(sum(got.values()))}/{_num(sum(most.values()))} ({payload['seconds']:.1f} s)"
-        progress.student(entry.student_id, score + ("" if ok else " · " + notes_text(notes)), not ok, payload["seconds"])
+        self.progress.student(entry.student_id, score + ("" if ok else " · " + notes_text(notes)), not ok, payload["seconds"])
 
-    def _failed(self, entry, why: str, progress: Progress, seconds: float = 0.0) -> None:
+    def _failed(self, entry, why: str, seconds: float = 0.0) -> None:
         """A submission the grader failed on: a row of zeros with the reason;
         no results.json hash, so the next run tries again."""
         notes = [*entry.notes, why + "；下次运行时重评 / regraded on the next run"]
         self.store.add_row(GradeRow.of(entry.student_id, None, notes, entry.name, self.late.get(entry.student_id)))
         self.failed += 1
-        progress.student(entry.student_id, why, True, seconds)
-
-    def _stop_workers(self) -> None:
-        for w in self.workers:
-            if w.entry is None and w.proc.is_alive():
-                try:
-                    w.conn.send(None)
-                except OSError:
-                    pass
-            else:
-                w.stop(signal.SIGINT)
-        deadline = time.monotonic() + 10
-        for w in self.workers:
-            w.proc.join(max(0.0, deadline - time.monotonic()))
-            if w.proc.is_alive():
-                w.stop(signal.SIGKILL)
-                w.proc.join()
-            w.conn.close()
-        self.workers.clear()
+        self.progress.student(entry.student_id, why, True, seconds)
 
 
 def _raise_interrupt(signum, frame):
