@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from grader.exercises import IDS
 from grader.teacher.intake import notes_text
+from grader.teacher.late_policy import Late
 
 # grades.csv's columns after the exercises' with a late policy (``total`` and ``note`` always end it).
 LATE_COLUMNS = ("raw", "late_days", "penalty", "submitted_at", "time_source")
@@ -45,12 +46,12 @@ class LatePenalty:
     """What a student's lateness (``late_policy.Late``) costs the points
     they earned. The only place the penalty is computed."""
 
-    late: object  # late_policy.Late
+    late: Late
     raw: float  # the points earned
     points: float  # the points taken off
 
     @classmethod
-    def of(cls, late, raw: float) -> "LatePenalty":
+    def of(cls, late: Late, raw: float) -> "LatePenalty":
         return cls(late, raw, late.penalty(raw))
 
     @property
@@ -74,10 +75,10 @@ class GradeRow:
     points: dict  # exercise id -> points earned, every exercise
     notes: tuple[str, ...] = ()
     name: str = ""  # "" when the download gives none
-    late: LatePenalty | None = None  # None: on time, or no late policy
+    late: LatePenalty | None = None  # None without a late policy (with one, an on-time student costs 0)
 
     @classmethod
-    def of(cls, student_id: str, points: dict | None, notes=(), name: str = "", late=None) -> "GradeRow":
+    def of(cls, student_id: str, points: dict | None, notes=(), name: str = "", late: Late | None = None) -> "GradeRow":
         """The row of ``points`` (None: not graded, a zero each) and the
         ``late_policy.Late`` of the student, if any."""
         points = dict(points or {ex: 0.0 for ex in IDS})
@@ -94,11 +95,15 @@ class GradeRow:
     def cells(self, named: bool, late_columns: bool) -> list[str]:
         """The row under ``header(named, late_columns)``."""
         name = [text_cell(self.name)] if named else []
-        late = []
-        if late_columns:
-            lp = self.late
-            late = [_num(self.raw), str(lp.late.late_days) if lp else "0", _num(lp.points if lp else 0.0), lp.late.submitted_at if lp else "", text_cell(lp.late.source) if lp else ""]
+        late = self._late_cells() if late_columns else []
         return [text_cell(self.student_id), *name, *(_num(self.points[ex]) for ex in IDS), *late, _num(self.total), text_cell(notes_text(self.notes))]
+
+    def _late_cells(self) -> list[str]:
+        """Under LATE_COLUMNS; a student the policy has no word on is on time."""
+        if self.late is None:
+            return [_num(self.raw), "0", _num(0.0), "", ""]
+        when = self.late.late
+        return [_num(self.raw), str(when.late_days), _num(self.late.points), when.submitted_at, text_cell(when.source)]
 
 
 def header(named: bool, late_columns: bool) -> list[str]:
