@@ -195,3 +195,36 @@ def test_a_bad_request_is_answered_and_the_server_goes_on(tmp_path):
         assert w.starts == 1
     finally:
         w.close()
+
+
+def test_watch_grades_an_exercise_again_on_each_save(tmp_path):
+    """``grade --watch``: the report at the start, then one for each save of
+    an exercise's file (that exercise only), until Ctrl-C (exit 0)."""
+    folder = make_submission(tmp_path / "watched", {"ex0_weighted_sum": _source("tmp_file__next.py")})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "grade", folder, "--watch", "--sandbox", "off"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ROOT},
+    )  # fmt: skip
+
+    def next_report() -> str:
+        lines = []
+        while True:
+            line = proc.stdout.readline()
+            assert line, "the watcher ended:\n" + "".join(lines) + proc.stderr.read()
+            if "watching for saves" in line:
+                return "".join(lines)
+            lines.append(line)
+
+    try:
+        first = next_report()
+        assert "ex7_gpt" in first and "0 / 10" in first  # everything, the stub's ex0 included
+        with open(os.path.join(folder, "ex0_weighted_sum.py"), "w", encoding="utf-8") as f:
+            f.write(_source("tmp_file__first.py"))
+        saved = next_report()
+        assert "10 / 10" in saved and "ex1_averaging" not in saved  # that exercise alone, graded anew
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
