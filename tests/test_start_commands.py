@@ -17,6 +17,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import zlib
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import ctrl_c_as_in_a_terminal
 from docs_site import DOCS, ROOT, markdown_tokens
 
 from grader.exercises import IDS
@@ -89,10 +91,39 @@ def run(command: str, folder: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(PYTHONPATH=str(work), PYTHONDONTWRITEBYTECODE="1")  # tox.ini: PYTHONPATH = {tox_root}
     argv = as_run(command, work)
-    proc = subprocess.run(argv, cwd=work, env=env, input=TYPED if "-i" in argv else "",
-                          capture_output=True, text=True, timeout=300)
+    if "--watch" in argv:
+        proc = _watched(argv, work, env)
+    else:
+        proc = subprocess.run(argv, cwd=work, env=env, input=TYPED if "-i" in argv else "",
+                              capture_output=True, text=True, timeout=300)
     proc.work = work
     return proc
+
+
+def _watched(argv: list[str], work: Path, env: dict) -> subprocess.CompletedProcess:
+    """``grade --watch`` as a student uses it: its first report, then a save
+    of ex0's file and the report of that, then Ctrl-C."""
+    proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal)
+    out = []
+    try:
+        for n in range(2):
+            while "watching for saves" not in (out[-1] if out else ""):
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                out.append(line)
+            if n == 0:
+                stub = work / "exercises" / "ex0_weighted_sum.py"
+                stub.write_text(stub.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+                out.append("")
+        proc.send_signal(signal.SIGINT)  # Ctrl-C: the watch ends with 0
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return subprocess.CompletedProcess(argv, proc.returncode, "".join(out) + rest, err)
 
 
 COMMANDS = [c for c in page_commands() if c not in NOT_RUN]
