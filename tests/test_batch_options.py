@@ -91,3 +91,14 @@ def test_a_program_grades_with_options_of_its_own(tmp_path, capsys):
     assert batch.grade_class(BatchOptions(tmp_path / "missing", tmp_path / "out")) == 2
     assert "no such folder or zip" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_small_class_gets_fewer_workers(monkeypatch):
+    """Without --jobs: one worker per core, but no more than one per
+    STUDENTS_PER_WORKER students (a worker's start costs as much as grading
+    about ten submissions)."""
+    from grader.teacher import batch
+
+    monkeypatch.setattr(batch, "_cores", lambda: 4)
+    per = batch.STUDENTS_PER_WORKER
+    assert [batch.workers_for(n) for n in (0, 1, per, per + 1, 3 * per, 100)] == [1, 1, 1, 2, 3, 4]

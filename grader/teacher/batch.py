@@ -33,6 +33,7 @@ submission as it is now: running the same command again grades only the
 others (``--force`` regrades everyone), and updates the gradebook in place.
 """
 import fcntl
+import math
 import os
 import shutil
 import signal
@@ -82,6 +83,18 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+# A worker's start costs two imports of torch (its own and its zygote's), as
+# much processor time as grading about ten submissions: a small class is
+# graded sooner by fewer workers, which leave the other cores free.
+STUDENTS_PER_WORKER = 8
+
+
+def workers_for(students: int) -> int:
+    """The workers a class of ``students`` gets when ``--jobs`` is not given:
+    one per core, but no more than one per STUDENTS_PER_WORKER students."""
+    return max(1, min(_cores(), math.ceil(students / STUDENTS_PER_WORKER)))
+
+
 def run(args) -> int:
     """The command line's batch: argparse's namespace made a ``BatchOptions`` once, and graded."""
     try:
@@ -120,9 +133,8 @@ def grade_class(options: BatchOptions) -> int:
         return _usage(lock)
     _remove_old_work_folders(out)
     work = tempfile.mkdtemp(prefix=WORK_PREFIX, dir=out)
-    jobs = options.jobs if options.jobs is not None else _cores()
     try:
-        return _Batch(options, out, work, jobs, sandbox, lock, lateness).run()
+        return _Batch(options, out, work, options.jobs, sandbox, lock, lateness).run()
     except KeyboardInterrupt:  # before grading started: nothing to keep
         _err("已中断 / interrupted")
         return 130
@@ -178,7 +190,8 @@ class _Plan:
 class _Batch:
     """One run of the batch over one class, and the processes it keeps."""
 
-    def __init__(self, options: BatchOptions, out: str, work: str, jobs: int, sandbox: str | None, lock, lateness):
+    def __init__(self, options: BatchOptions, out: str, work: str, jobs: int | None, sandbox: str | None, lock, lateness):
+        """``jobs``: the workers asked for; None: as many as the class is worth (``workers_for``)."""
         self.options, self.out, self.work, self.jobs = options, out, work, jobs
         self.lateness = lateness  # a Lateness, or None without --policy
         self.late: dict[str, object] = {}  # student id -> late_policy.Late
@@ -208,6 +221,8 @@ class _Batch:
             return 2
         self.store = BatchOutput(self.out, self.options.assignment, late=self.lateness is not None, named=any(e.name for e in entries))
         plan = self._plan(entries)
+        if self.jobs is None:
+            self.jobs = workers_for(len(plan.to_grade))
         self._open_gradebook()
         self._start_class_files(entries)
         self.progress = Progress(len(entries), len(plan.skipped) + len(plan.ungradable), len(plan.to_grade), self.jobs)

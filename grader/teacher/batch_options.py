@@ -22,7 +22,7 @@ class BatchOptionError(ValueError):
 class BatchOptions:
     dir: str  # the class: a folder or zip, one submission per student (or a platform's download)
     out: str  # where grades.csv, the gradebook and each student's files go
-    jobs: int | None = None  # parallel graders; None: one per core
+    jobs: int | None = None  # parallel graders; None: one per core, at most one per 8 students (batch.workers_for)
     assignment: str = "attention"  # the gradebook's assignment, and nbgrader's folder in DIR/<id>/<assignment>/
     db: str | None = None  # an existing nbgrader gradebook (a file or an SQLAlchemy URL); None: OUT/gradebook.db
     force: bool = False  # regrade students already graded in OUT

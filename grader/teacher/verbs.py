@@ -34,7 +34,7 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
         "or a Canvas or Moodle download of all submissions (its folder or zip)",
     )
     b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
-    b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: all cores)")
+    b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: one per core, at most one per 8 students)")
     b.add_argument("--assignment", default="attention", metavar="NAME", help="assignment name in the gradebook (default: attention)")
     b.add_argument(
         "--db",
