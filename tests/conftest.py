@@ -127,15 +127,32 @@ def failed_checks(results: dict, exercise: str) -> set:
     return {t["tags"][2] + ("[hidden]" if t["tags"][1] == "hidden" else "") for t in results["tests"] if t["tags"][0] == exercise and t["status"] == "failed"}
 
 
+_starter = None  # warm_start.WarmStarter, made on first use, closed when the session ends
+
+
+def python_m_grader(args, *, cwd, env: dict, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m grader ARGS`` as ``subprocess.run(..., capture_output=True,
+    text=True)`` runs it, but forked from one warm interpreter of the
+    session's that has imported torch (``tests/warm_start.py``): the same
+    command line, folder, environment and streams, without two seconds of
+    torch's import for the command (and, for a batch, for each of its
+    workers). A program that must be seen as ``python -m grader`` in /proc,
+    or that a test signals, is started with subprocess instead."""
+    global _starter
+    if _starter is None:
+        from warm_start import WarmStarter
+
+        _starter = WarmStarter()
+    return _starter.run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout)
+
+
+def pytest_unconfigure(config) -> None:
+    if _starter is not None:
+        _starter.close()
+
+
 def run_cli(*args, timeout: float = 600, cwd: str = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "PYTHONPATH": ROOT},
-    )
+    return python_m_grader(args, cwd=cwd, env={**os.environ, "PYTHONPATH": ROOT}, timeout=timeout)
 
 
 def grade_cli(folder, *extra) -> tuple[dict, subprocess.CompletedProcess]:

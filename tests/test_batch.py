@@ -17,7 +17,7 @@ import time
 import pytest
 
 import results_schema
-from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission
+from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission, python_m_grader
 from grader.exercises import BY_ID, IDS, TOTAL
 from grader.teacher import intake
 from grader.teacher.batch_output import BatchOutput
@@ -35,14 +35,7 @@ def _env(tmp) -> dict:
 
 
 def batch(*args, tmp, timeout=600) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "grader", "batch", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=_env(tmp),
-    )
+    return python_m_grader(["batch", *args], cwd=ROOT, env=_env(tmp), timeout=timeout)
 
 
 def batch_popen(*args, tmp) -> subprocess.Popen:

@@ -18,8 +18,8 @@ import warnings
 
 import pytest
 
-from conftest import ROOT
-from grader.exercises import BY_ID, IDS
+from conftest import ROOT, python_m_grader
+from grader.exercises import BY_ID
 
 pytest.importorskip("nbgrader")
 MISTAKE = os.path.join(ROOT, "tests", "catalogue", "wrong", "ex0_weighted_sum__float32_cast.py")
@@ -29,10 +29,7 @@ FULL = BY_ID["ex0_weighted_sum"].points
 def run_batch(folder, out, *args, tmp) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=ROOT, TMPDIR=str(tmp), PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     os.makedirs(tmp, exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "--no-report", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env,
-    )
+    return python_m_grader(["batch", folder, "--out", out, "--no-report", *args], cwd=ROOT, env=env)
 
 
 @pytest.fixture(scope="module")

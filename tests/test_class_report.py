@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, TEST_INPUTS_SEED, make_submission, run_cli
+from conftest import ROOT, TEST_INPUTS_SEED, make_submission, python_m_grader, run_cli
 from grader.checking import Fault
 from grader.engine import report
 from grader.engine.grading import Grade
@@ -510,10 +510,7 @@ def real_class(tmp_path_factory) -> str:
     (root / "class" / "zoe").mkdir()
     out = str(root / "out")
     env = {**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(root)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "batch", str(root / "class"), "--out", out, "--jobs", "2", "--inputs-seed", str(TEST_INPUTS_SEED)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
+    proc = python_m_grader(["batch", root / "class", "--out", out, "--inputs-seed", TEST_INPUTS_SEED], cwd=ROOT, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     proc = run_cli("report", out, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import python_m_grader
 from grader.exercises import EXERCISES
 from grader.teacher.grades_csv import FORMULA_START
 
@@ -34,7 +35,7 @@ EX0 = EXERCISES[0]
 
 def grader(*args, cwd=ROOT) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=900, env=env)
+    return python_m_grader(args, cwd=cwd, env=env, timeout=900)
 
 
 def rows_of(path) -> list[list[str]]:
@@ -122,8 +123,8 @@ def canvas(tmp_path_factory):
     shutil.make_archive(str(tmp / "submissions"), "zip", download)  # files at the zip's root, as Canvas's
     (tmp / "course.toml").write_text(POLICY, encoding="utf-8")
     (tmp / "times.csv").write_text("student_id,submitted_at\n104,2026-12-12T10:00:00+08:00\n", encoding="utf-8")
-    folder = grader("batch", download, "--out", tmp / "out", "--policy", tmp / "course.toml", "--jobs", "2")
-    zipped = grader("batch", tmp / "submissions.zip", "--out", tmp / "out-zip", "--policy", tmp / "course.toml", "--jobs", "2")
+    folder = grader("batch", download, "--out", tmp / "out", "--policy", tmp / "course.toml")
+    zipped = grader("batch", tmp / "submissions.zip", "--out", tmp / "out-zip", "--policy", tmp / "course.toml")
     return {"tmp": tmp, "folder": folder, "zip": zipped}
 
 
@@ -334,7 +335,7 @@ def moodle(tmp_path_factory):
     write_gradebook(tmp / "worksheet.csv", WORKSHEET)
     (tmp / "course.toml").write_text(MOODLE_POLICY, encoding="utf-8")
     (tmp / "extensions.csv").write_text("student_id,due\n2003,2026-12-13T23:59\n", encoding="utf-8")
-    common = ("--policy", tmp / "course.toml", "--worksheet", tmp / "worksheet.csv", "--jobs", "2")
+    common = ("--policy", tmp / "course.toml", "--worksheet", tmp / "worksheet.csv")
     folders = grader("batch", tmp / "folders", "--out", tmp / "out", *common)
     zipped = grader("batch", tmp / "flat.zip", "--out", tmp / "out-flat", *common)
     return {"tmp": tmp, "folders": folders, "flat": zipped}
@@ -428,7 +429,7 @@ def test_bad_policy_grades_no_one(canvas, tmp_path):
 
 
 def test_without_a_policy_grades_csv_is_as_before(canvas, tmp_path):
-    proc = grader("batch", canvas["tmp"] / "course-attention submissions", "--out", tmp_path / "out", "--no-report", "--jobs", "2")
+    proc = grader("batch", canvas["tmp"] / "course-attention submissions", "--out", tmp_path / "out", "--no-report")
     assert proc.returncode == 0, proc.stderr
     header = rows_of(tmp_path / "out" / "grades.csv")[0]
     assert header == ["student_id", "name", *(e.id for e in EXERCISES), "total", "note"]

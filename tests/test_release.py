@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 from catalogue_marks import marked
-from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
+from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, python_m_grader, run_cli
 from results_schema import valid
 
 from grader.exercises import IDS
 from grader.regions import solution_regions
-from grader.teacher import stubs
 
 CHECKS = os.path.join(ROOT, "checks")
 WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"
@@ -51,9 +50,7 @@ def _env(release) -> dict:
 
 def in_release(release, *args, timeout: float = 600) -> subprocess.CompletedProcess:
     """``python -m grader ARGS`` with the release as the working folder, as a student runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *args], cwd=release, env=_env(release), capture_output=True, text=True, timeout=timeout
-    )
+    return python_m_grader(args, cwd=release, env=_env(release), timeout=timeout)
 
 
 def grade_in_release(release, folder, out) -> tuple[dict, subprocess.CompletedProcess]:

@@ -120,6 +120,12 @@ runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
 class WarmStarter:
     """One warm interpreter; ``run`` may be called from several threads."""
 
+    _live: set = set()  # the servers not yet closed (bench/suite_cpu.py adds up their programs' time)
+
+    @classmethod
+    def live_pids(cls) -> list[int]:
+        return [s.pid for s in list(cls._live)]
+
     def __init__(self, niceness: int = 0):
         """``niceness``: of the server and so of every program it starts."""
         self._dir = tempfile.mkdtemp(prefix="warm-start-")
@@ -132,6 +138,7 @@ class WarmStarter:
         ready = self._server.stdout.readline()
         if ready.strip() != b"ready":
             raise RuntimeError(f"the warm interpreter did not start (exit {self._server.wait()})")
+        WarmStarter._live.add(self)
 
     @property
     def pid(self) -> int:
@@ -180,6 +187,7 @@ class WarmStarter:
             except (OSError, subprocess.TimeoutExpired):
                 self._server.kill()
                 self._server.wait()
+        WarmStarter._live.discard(self)  # reaped: its time is this process's children's now
         self._server.stdout.close()
         for name in os.listdir(self._dir):
             os.unlink(os.path.join(self._dir, name))
