@@ -211,15 +211,31 @@ def no_grader_trouble(grade) -> None:
 
 @pytest.fixture(scope="session")
 def grade_alone(grader, tmp_path_factory):
-    """Grade one catalogue file in place of its exercise, that exercise only; memoised."""
+    """Grade one catalogue file in place of its exercise, that exercise only.
+    The first call grades the whole catalogue, exercise by exercise, each
+    exercise's files in one pytest session of the grader (``grade_each``,
+    as a batch grades a class): a session per file would cost its start
+    and collection each time."""
     cache = {}
 
+    def grade_all() -> None:
+        from grader.engine.grading import Job
+
+        for ex in IDS:
+            paths = [p for p in WRONG + RIGHT if exercise_of(p) == ex]
+            jobs = [Job(make_submission(tmp_path_factory.mktemp(p.stem), case_files(p)), key=p) for p in paths]
+            grader.grade_each(jobs, lambda job, grade: cache.__setitem__(job.key, grade), only=ex)
+
     def grade(path: Path):
-        if path not in cache:
-            ex = exercise_of(path)
+        if not cache:
+            grade_all()
+        if path not in cache:  # a file outside the catalogue's lists
             folder = make_submission(tmp_path_factory.mktemp(path.stem), case_files(path))
-            cache[path] = grader.grade(folder, only=ex)
-        return cache[path]
+            cache[path] = grader.grade(folder, only=exercise_of(path))
+        got = cache[path]
+        if isinstance(got, BaseException):
+            raise got
+        return got
 
     return grade
 
@@ -328,22 +344,25 @@ def test_right_files_together_score_100(grader, tmp_path, solution_grade):
 
 
 @pytest.mark.parametrize("draw", range(3))
-def test_right_files_score_100_on_any_inputs(tmp_path, draw):
+def test_right_files_score_100_on_any_inputs(grader, tmp_path, draw):
     """Correct code earns every point whatever inputs a teacher's grading draws:
-    each right file, graded with fresh inputs (one submission per exercise's files)."""
-    from grader.engine.grading import Grader
+    each right file, graded with fresh inputs (a new secret each draw, as a
+    teacher's grading makes; one submission per exercise's files)."""
+    from grader.engine.grading import Job, fresh_inputs_seed
 
-    g = Grader(sandbox="off")  # solutions present: a fresh secret, as in a teacher's grading
-    try:
-        for ex in IDS:
-            for p in RIGHT:
-                if exercise_of(p) == ex and p.stem not in WRONGLY_FAILED:
-                    grade = g.grade(make_submission(tmp_path / p.stem, case_files(p)), only=ex)
-                    no_grader_trouble(grade)
-                    failed = {r.check_id: r.feedback for r in grade.results if not r.passed}
-                    assert not failed, f"{p.name} with inputs seed {g.inputs_seed}: {failed}"
-    finally:
-        g.close()
+    seed = fresh_inputs_seed()
+    for ex in IDS:
+        paths = [p for p in RIGHT if exercise_of(p) == ex and p.stem not in WRONGLY_FAILED]
+        jobs = [Job(make_submission(tmp_path / p.stem, case_files(p)), key=p, inputs_seed=seed) for p in paths]
+        got = {}
+        grader.grade_each(jobs, lambda job, grade: got.__setitem__(job.key, grade), only=ex)
+        for p in paths:
+            grade = got[p]
+            assert not isinstance(grade, BaseException), grade
+            assert grade.inputs_seed == seed
+            no_grader_trouble(grade)
+            failed = {r.check_id: r.feedback for r in grade.results if not r.passed}
+            assert not failed, f"{p.name} with inputs seed {seed}: {failed}"
 
 
 # --- (c) every check catches something ----------------------------------------

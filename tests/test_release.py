@@ -291,22 +291,25 @@ def test_replay_agrees_with_the_reference_on_the_whole_wrong_catalogue(release, 
     """Every wrong implementation, graded in this process with the release's
     checks and recorded answers, gets the same public verdicts as with the
     real reference: no request misses the recorded book."""
-    from grader.engine.grading import Grader
+    from grader.engine.grading import Grader, Job
 
     replaying = Grader(checks_dir=str(release / "checks"), solutions_dir=str(release / "solutions"))
     # The reference on the inputs as written, which the release recorded (a
     # teacher's grading draws other inputs).
     grader = Grader(inputs_seed=0, many=True)
+    verdicts = lambda g: [(r.check_id, r.passed, r.points, r.feedback) for r in g.results]  # noqa: E731
     try:
-        for path in sorted(WRONG.glob("*.py")):
-            ex = path.name.split("__")[0]
-            folder = make_submission(tmp_path / path.stem, {ex: path.read_text(encoding="utf-8")})
-            replayed = replaying.grade(folder, only=ex)
-            real = grader.grade(folder, only=ex, public_only=True)
-            assert not replayed.errors, (path.name, replayed.errors)
-            verdicts = lambda g: [(r.check_id, r.passed, r.points, r.feedback) for r in g.results]  # noqa: E731
-            assert verdicts(replayed) == verdicts(real), path.name
-            assert not [r for r in replayed.results if any(s in r.feedback for s in CHECK_BROKE)], path.name
+        for ex in IDS:  # each exercise's files in one pytest session of each grader, as a batch grades
+            paths = [p for p in sorted(WRONG.glob("*.py")) if p.name.split("__")[0] == ex]
+            folders = {p: make_submission(tmp_path / p.stem, {ex: p.read_text(encoding="utf-8")}) for p in paths}
+            replayed, real = {}, {}
+            replaying.grade_each([Job(f, key=p) for p, f in folders.items()], lambda job, g: replayed.__setitem__(job.key, g), only=ex)
+            grader.grade_each([Job(f, key=p) for p, f in folders.items()], lambda job, g: real.__setitem__(job.key, g), only=ex, public_only=True)
+            for path in paths:
+                assert not isinstance(replayed[path], BaseException) and not isinstance(real[path], BaseException), path.name
+                assert not replayed[path].errors, (path.name, replayed[path].errors)
+                assert verdicts(replayed[path]) == verdicts(real[path]), path.name
+                assert not [r for r in replayed[path].results if any(s in r.feedback for s in CHECK_BROKE)], path.name
     finally:
         replaying.close()
         grader.close()
