@@ -165,15 +165,9 @@ def grade_cli(folder, *extra) -> tuple[dict, subprocess.CompletedProcess]:
 
 
 @pytest.fixture(scope="session")
-def full_marks() -> dict:
+def full_marks(grader) -> dict:
     """Max points per exercise, from grading the solutions once."""
-    from grader.engine.grading import Grader
-
-    g = Grader()
-    try:
-        grade = g.grade(SOLUTIONS)
-    finally:
-        g.close()
+    grade = grader.grade(SOLUTIONS)
     return {ex: grade.exercise_points(ex)[1] for ex in IDS}
 
 

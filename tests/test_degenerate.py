@@ -48,11 +48,31 @@ def _cases() -> list:
 CASES = _cases()
 
 
-def grade_generated(grader, folder, exercise: str, targets: tuple[str, ...], kind: str):
-    """Grade the generated file of (exercise, targets, kind), that exercise only,
-    after making sure the grading itself went right."""
-    submission = make_submission(folder, {exercise: source(exercise, targets, kind)})
-    grade = grader.grade(submission, only=exercise)
+@pytest.fixture(scope="module")
+def graded(grader, tmp_path_factory) -> dict:
+    """(exercise, targets, kind) -> the grade of its generated file, that
+    exercise only: every case and control of an exercise in one pytest
+    session of the grader (``grade_each``, as a batch grades a class), each
+    checked first for a grading that itself went right."""
+    from grader.engine.grading import Job
+
+    cases = [tuple(p.values) for p in CASES] + [(ex, TARGETS[ex], CONTROL) for ex in TARGETS]
+    out = {}
+    for exercise in TARGETS:
+        jobs = [
+            Job(make_submission(tmp_path_factory.mktemp("degenerate"), {exercise: source(*case)}), key=case)
+            for case in cases
+            if case[0] == exercise
+        ]
+        grader.grade_each(jobs, lambda job, grade: out.__setitem__(job.key, grade), only=exercise)
+    return out
+
+
+def grade_generated(graded, exercise: str, targets: tuple[str, ...], kind: str):
+    """The grade of the generated file of (exercise, targets, kind), after
+    making sure the grading itself went right."""
+    grade = graded[exercise, targets, kind]
+    assert not isinstance(grade, BaseException), grade
     assert not grade.errors, grade.errors
     assert {r.exercise for r in grade.results} == {exercise}, grade.results
     for r in grade.results:
@@ -67,8 +87,8 @@ def check_name(result) -> str:
 
 
 @pytest.mark.parametrize("exercise, targets, kind", CASES)
-def test_degenerate_scores_zero(exercise, targets, kind, grader, tmp_path):
-    grade = grade_generated(grader, tmp_path, exercise, targets, kind)
+def test_degenerate_scores_zero(exercise, targets, kind, graded):
+    grade = grade_generated(graded, exercise, targets, kind)
     earned = [r for r in grade.results if r.passed or r.points > 0]
     got, most = grade.exercise_points(exercise)
     report = "\n".join(f"- {check_name(r)}: {r.points:g}/{r.max_points:g} points\n{r.feedback}".rstrip() for r in earned)
@@ -78,8 +98,8 @@ def test_degenerate_scores_zero(exercise, targets, kind, grader, tmp_path):
 
 
 @pytest.mark.parametrize("exercise", list(TARGETS))
-def test_control_scores_full_marks(exercise, grader, tmp_path):
-    grade = grade_generated(grader, tmp_path, exercise, TARGETS[exercise], CONTROL)
+def test_control_scores_full_marks(exercise, graded):
+    grade = grade_generated(graded, exercise, TARGETS[exercise], CONTROL)
     failed = {check_name(r): r.feedback for r in grade.results if not r.passed}
     assert not failed, "the generated control file fails:\n" + "\n".join(f"{k}:\n{v}" for k, v in failed.items())
     got, most = grade.exercise_points(exercise)
