@@ -130,8 +130,8 @@ def failed_checks(results: dict, exercise: str) -> set:
 _starter = None  # warm_start.WarmStarter, made on first use, closed when the session ends
 
 
-def python_m_grader(args, *, cwd, env: dict, timeout: float = 600) -> subprocess.CompletedProcess:
-    """``python -m grader ARGS`` as ``subprocess.run(..., capture_output=True,
+def python_m_grader(args, *, cwd, env: dict, timeout: float = 600, module: str = "grader") -> subprocess.CompletedProcess:
+    """``python -m grader ARGS`` (or ``-m MODULE``) as ``subprocess.run(..., capture_output=True,
     text=True)`` runs it, but forked from one warm interpreter of the
     session's that has imported torch (``tests/warm_start.py``): the same
     command line, folder, environment and streams, without two seconds of
@@ -143,7 +143,7 @@ def python_m_grader(args, *, cwd, env: dict, timeout: float = 600) -> subprocess
         from warm_start import WarmStarter
 
         _starter = WarmStarter()
-    return _starter.run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout)
+    return _starter.run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout, module=module)
 
 
 def pytest_unconfigure(config) -> None:

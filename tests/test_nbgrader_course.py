@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import python_m_grader
 from grader.exercises import BY_ID, IDS, TOTAL
 from readme_sections import Shell, blocks, commands
 from grader.teacher import nbgrader_course
@@ -40,9 +41,7 @@ def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.Complet
     # nbgrader starts its alembic script by name: the environment's bin first.
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     env.pop("PYTHONPATH", None)  # nbgrader_config.py puts the course package there
-    proc = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, capture_output=True, text=True, timeout=600
-    )
+    proc = python_m_grader(args, cwd=course, env=env, module="nbgrader")  # forked from the session's warm interpreter
     if check:
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc
@@ -170,9 +169,7 @@ def grades_of(path: Path, assignment: str) -> dict:
 
 def graded_by_grader(folder: Path, *only: str) -> float:
     out = folder / "results.json"
-    subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(folder), "--json", str(out), *only], cwd=ROOT, capture_output=True, timeout=600
-    )
+    python_m_grader(["grade", folder, "--json", out, *only], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     return json.loads(out.read_text(encoding="utf-8"))["score"]
 
 
@@ -199,10 +196,7 @@ def test_the_mistake_loses_the_same_points_through_check_batch_and_autograde(gra
 
     autograde = grades(graded)
     out = tmp_path / "batch"
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "batch", str(graded / "submitted"), "--out", str(out), "--no-report"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-    )
+    proc = python_m_grader(["batch", graded / "submitted", "--out", out, "--no-report"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with open(out / "grades.csv", encoding="utf-8", newline="") as f:
         batch = {r["student_id"]: r for r in csv.DictReader(f)}
