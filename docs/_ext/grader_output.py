@@ -196,25 +196,33 @@ def main(result_file: str, specs: list[str], all_checks: bool = False) -> None:
     """Grade each spec into ``result_file``: with a student's copy of the
     checks, or with ``all_checks`` the teacher's (hidden ones included)."""
     from grader.engine import report
-    from grader.engine.grading import Grader
+    from grader.engine.grading import Grader, Job
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="docs-grader-") as tmp:
         checks = ROOT / "checks" if all_checks else student_checks(Path(tmp))
         # The samples run the project's own catalogue: no sandbox needed, and none to depend on.
         grader = Grader(checks_dir=str(checks), sandbox="off", inputs_seed=0)  # the inputs as written: the page shows the same numbers every build
+        by_only: dict = {}  # the samples of one exercise (or of all) are graded in one pytest session, as a batch grades
+        for spec in specs:
+            folder, only = submission(spec, Path(tmp))
+            by_only.setdefault(only, []).append(Job(str(folder), "exercises", key=spec))
+
+        def keep(job, grade) -> None:
+            if isinstance(grade, BaseException):
+                raise grade
+            if grade.errors:
+                raise SystemExit(f"{job.key}: grader error: {grade.errors}")
+            out[job.key] = {
+                "terminal": report.terminal(grade),
+                "json": report.results_json(grade),
+                "score": grade.score,
+                "max_score": grade.max_score,
+            }
+
         try:
-            for spec in specs:
-                folder, only = submission(spec, Path(tmp))
-                grade = grader.grade(str(folder), only=only, display_root="exercises")
-                if grade.errors:
-                    raise SystemExit(f"{spec}: grader error: {grade.errors}")
-                out[spec] = {
-                    "terminal": report.terminal(grade),
-                    "json": report.results_json(grade),
-                    "score": grade.score,
-                    "max_score": grade.max_score,
-                }
+            for only, jobs in by_only.items():
+                grader.grade_each(jobs, keep, only=only)
         finally:
             grader.close()
     Path(result_file).write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
