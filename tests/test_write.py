@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import EXERCISES, ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, run_cli
+from conftest import EXERCISES, ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, python_m_grader, run_cli
 
 from write import corpus, png, training
 
@@ -32,7 +32,7 @@ VAL_LOSS = re.compile(r"^验证损失 / validation loss: (\d+\.\d+) → (\d+\.\d
 def run_write(*args, cwd: str = ROOT) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the folders trained on stay as they are
-    return subprocess.run([sys.executable, "-m", "write", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return python_m_grader(args, cwd=cwd, env=env, module="write")  # forked from the session's warm interpreter
 
 
 def submission(folder: Path, replace: dict) -> str:
