@@ -1,4 +1,4 @@
-"""grader/shared_torch.py: tox's environments keep one copy of torch on disk."""
+"""grader/shared_torch.py: tox's environments keep one copy of torch (and of each other package) on disk."""
 import os
 
 from grader import shared_torch
@@ -49,7 +49,7 @@ def test_an_upgrade_in_one_environment_leaves_the_other_alone(tmp_path):
         assert f.read() == FILES["__init__.py"]
 
 
-def test_an_environment_without_torch_is_left_alone(tmp_path):
+def test_an_environment_without_packages_is_left_alone(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     assert shared_torch.share(str(tmp_path / "tox"), site=str(site), prefix=str(tmp_path)) == 0
