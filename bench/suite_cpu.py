@@ -10,12 +10,16 @@ to make cheaper, not only which to run side by side. Under pytest-xdist (not
 installed by tox; ``-n 2``) each worker measures its own tests and the
 controller adds them up.
 
-Measured on the 2-core machine CI uses, serially: the suite took 1,740 s
-of CPU in 1,215 s (136%), the attack catalogue 629 s of CPU in 345 s; with
-its graders forked from a warm interpreter (tests/warm_start.py), 384 s in
-235 s. With ``-n 2 --dist loadgroup`` (a file, or the docs' group, to a
-process) the whole suite took 2,227 s of CPU in 1,243 s: no faster than
-serially, so ``tox -e test`` stays serial.
+Measured on the 2-core machine CI uses, serially: at a6e6ff9 the suite
+took 1,036 s of CPU in 799 s (2,082 tests; the attack catalogue 319 s of
+CPU in 198 s, each attack a grader of its own); with issue 31's warm paths
+(the catalogue through warm graders, the catalogues through ``grade_each``,
+``python -m grader`` forked from a warm interpreter) 703 s in 565 s (2,143
+tests; the attack catalogue 105 s in 102 s). With pytest-xdist's ``-n 2
+--dist loadgroup`` (a file, or the docs' group, to a process) the suite
+took 695 s against 639 s serially: no faster, so ``tox -e test`` stays
+serial. The programs a warm interpreter (``tests/warm_start.py``) runs
+are counted with the test that asked for them.
 """
 import collections
 import os

@@ -72,6 +72,7 @@ class WarmGrader:
         self.proc: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
         self.starts = 0  # how many servers this client has started (tests look)
+        self.hurt = False  # the last server died between gradings, not of its idle time: the next grading says so
 
     @property
     def pid(self) -> int | None:
@@ -81,6 +82,9 @@ class WarmGrader:
         """Start the server now (it imports torch while the caller goes on), unless it runs."""
         if self.proc is not None and self.proc.poll() is None:
             return
+        # Gone since the last grading: after its idle time (status 0), or
+        # killed (by what it graded last, perhaps), which the next grading says.
+        self.hurt = self.hurt or (self.proc is not None and self.proc.returncode != 0)
         self.close()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -103,9 +107,14 @@ class WarmGrader:
     def grade(self, argv: list[str]) -> tuple[int, str, str]:
         """(exit status, stdout, stderr) of ``python -m grader grade ARGV``."""
         try:
-            return self._ask(argv)
+            code, out, err = self._ask(argv)
         except _Hurt:
             self.close()
+        else:
+            if self.hurt:
+                self.hurt = False
+                err = REPLACED + "\n" + err
+            return code, out, err
         # Once more in a new server, and said: a grading that hurts every
         # server it meets gets no third.
         try:
@@ -113,6 +122,7 @@ class WarmGrader:
         except _Hurt as exc:
             self.close()
             return 3, "", f"评分没有完成 / grading did not finish: {exc}\n"
+        self.hurt = False
         return code, out, REPLACED + "\n" + err
 
     def _ask(self, argv: list[str]) -> tuple[int, str, str]:
