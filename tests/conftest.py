@@ -16,10 +16,16 @@ sys.path.insert(0, ROOT)
 from grader.exercises import IDS  # noqa: E402
 
 
+BACKGROUND_LAST = "test_attacks.py"  # graded in the background from the start, its tests run last
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """Each test gets its file's markers and its xdist group from ``suite_marks``."""
+    """Each test gets its file's markers and its xdist group from
+    ``suite_marks``; the attack catalogue's tests go last, as its gradings
+    run in the background meanwhile (``pytest_collection_finish``)."""
     import suite_marks
 
+    items.sort(key=lambda item: item.path.name == BACKGROUND_LAST)  # stable: every other order is kept
     groups = {}
     xdist = config.pluginmanager.hasplugin("xdist")  # not installed by tox: see suite_marks
     for item in items:
@@ -34,7 +40,9 @@ def pytest_collection_modifyitems(config, items) -> None:
 def pytest_collection_finish(session) -> None:
     """The docs builds the selected tests need start now, in the background
     (``docs_site``); under pytest-xdist, in the process that gets the docs'
-    tests, when the first of them asks."""
+    tests, when the first of them asks. So does the grading of the attack
+    catalogue's selected cases (``test_attacks.start_in_background``; not
+    under xdist), whose tests run last."""
     import docs_site
 
     if session.config.option.collectonly:
@@ -44,12 +52,18 @@ def pytest_collection_finish(session) -> None:
         docs_site.defer_builds(session.items, tmp_root)
         return
     docs_site.start_builds(session.items, tmp_root)
+    attacks = sys.modules.get("test_attacks")
+    if attacks is not None and not session.config.pluginmanager.hasplugin("xdist"):
+        attacks.start_in_background(session.items, str(session.config._tmp_path_factory.mktemp("attacks")))
 
 
 def pytest_sessionfinish(session) -> None:
     import docs_site
 
     docs_site.stop_builds()
+    attacks = sys.modules.get("test_attacks")
+    if attacks is not None:
+        attacks.stop_background()  # selected but never asked for (the run was cut short)
 
 
 def ctrl_c_as_in_a_terminal() -> None:

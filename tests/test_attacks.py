@@ -790,12 +790,36 @@ class Catalogue:
         self.starter.close()
 
 
+_started: Catalogue | None = None  # started by start_in_background, right after collection
+
+
+def start_in_background(items, root: str) -> None:
+    """Start grading the attacks the selected tests name now, while the
+    other test files run (conftest.py calls this after collection and runs
+    this file's tests last): the catalogue's gradings, and the time limits
+    some of them wait out, overlap the rest of the suite."""
+    global _started
+    pairs = selected_pairs(items)
+    if pairs and _started is None:
+        _started = Catalogue(pairs, root)
+
+
+def stop_background() -> None:
+    global _started
+    if _started is not None:
+        _started.close()
+        _started = None
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory, request):
-    """Start the gradings of the (mode, attack) pairs the selected tests
-    name, in the background; ``outcomes(mode, attack)`` waits for one.
-    Attacks on exercises that have no checks are never run."""
-    catalogue = Catalogue(selected_pairs(request.session.items), str(tmp_path_factory.mktemp("attacks")))
+    """The gradings of the (mode, attack) pairs the selected tests name,
+    under way in the background (started after collection, or now);
+    ``outcomes(mode, attack)`` waits for one. Attacks on exercises that
+    have no checks are never run."""
+    global _started
+    catalogue = _started or Catalogue(selected_pairs(request.session.items), str(tmp_path_factory.mktemp("attacks")))
+    _started = None
 
     def get(mode: str, attack: str) -> Outcome:
         if not has_checks(exercise_of(attack)):
