@@ -26,6 +26,7 @@ import selectors
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 from grader.files import PROJECT
@@ -72,6 +73,7 @@ class WarmGrader:
         self.proc: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
         self.starts = 0  # how many servers this client has started (tests look)
+        self.log = None  # the server's stderr, a temporary file
         self.hurt = False  # the last server died between gradings, not of its idle time: the next grading says so
 
     @property
@@ -86,6 +88,7 @@ class WarmGrader:
         # killed (by what it graded last, perhaps), which the next grading says.
         self.hurt = self.hurt or (self.proc is not None and self.proc.returncode != 0)
         self.close()
+        self.log = tempfile.TemporaryFile()  # what the server says on stderr: shown if it cannot grade
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.proc = subprocess.Popen(
@@ -96,7 +99,7 @@ class WarmGrader:
                 env=project_env(self.extra_env, self.project),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stderr=self.log,
                 # Its own session: a Ctrl-C meant for this process does not reach it.
                 start_new_session=True,
             )  # fmt: skip
@@ -120,8 +123,9 @@ class WarmGrader:
         try:
             code, out, err = self._ask(argv)
         except _Hurt as exc:
+            said = self._said()
             self.close()
-            return 3, "", f"评分没有完成 / grading did not finish: {exc}\n"
+            return 3, "", f"评分没有完成 / grading did not finish: {exc}\n{said}"
         self.hurt = False
         return code, out, REPLACED + "\n" + err
 
@@ -163,6 +167,13 @@ class WarmGrader:
         except ValueError:
             raise _Hurt("the grader's answer was not readable") from None
 
+    def _said(self) -> str:
+        """The end of what the server wrote on stderr (a traceback, if it could not start)."""
+        if self.log is None:
+            return ""
+        self.log.seek(0)
+        return self.log.read()[-3000:].decode("utf-8", "replace")
+
     def close(self) -> None:
         """End the server (it would end by itself with this process, or when idle)."""
         if self.sock is not None:
@@ -173,6 +184,9 @@ class WarmGrader:
                 self.proc.kill()  # its zygote and children end when its socket closes
             self.proc.wait()
             self.proc = None
+        if self.log is not None:
+            self.log.close()
+            self.log = None
 
 
 class _Hurt(Exception):

@@ -228,3 +228,19 @@ def test_watch_grades_an_exercise_again_on_each_save(tmp_path):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+def test_a_server_that_cannot_start_says_why(tmp_path):
+    """A course copy whose grader cannot even be imported: the check fails
+    with the server's own traceback, not with silence."""
+    broken = tmp_path / "course"
+    (broken / "grader" / "engine").mkdir(parents=True)
+    (broken / "grader" / "__init__.py").write_text("")
+    (broken / "grader" / "engine" / "__init__.py").write_text("")
+    (broken / "grader" / "engine" / "warm_server.py").write_text("raise ImportError('the course copy is broken')\n")
+    w = warm_grader.WarmGrader(sandbox="off", project=str(broken))
+    try:
+        code, _, said = w.grade([str(SOLUTIONS)])
+    finally:
+        w.close()
+    assert code == 3 and "grading did not finish" in said and "the course copy is broken" in said, said
