@@ -6,7 +6,7 @@
 ``check`` grades the *saved* notebook ``<id>.ipynb`` of the kernel's folder
 (its answer cells, grader/notebook_source.py) as ``python -m grader grade --only
 <id>`` does, in the warm grader (``grader.warm_grader``): a grading process
-of its own, started when this module is imported and kept between calls,
+of its own, started when a kernel imports this module and kept between calls,
 so a check answers in a fraction of a second; the same sandboxed child and
 the same report as ``tox -e grade``. Nothing of the kernel is used: what a
 cell defined, patched, imported or set in the environment cannot change the

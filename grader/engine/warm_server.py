@@ -23,7 +23,9 @@ What a grading's code could leave for the next one, and why it cannot:
 
 It talks over one stream socket, the descriptor its client passed it, and
 serves nobody else: a JSON line in (``{"argv": [...]}``, ``grade``'s
-arguments), a JSON line out (``{"code", "stdout", "stderr"}``). It ends when
+arguments; its sandbox is the one it was started with, whatever
+``--sandbox`` a request names), a JSON line out (``{"code", "stdout",
+"stderr"}``). It ends when
 its client closes the socket (the kernel or terminal ended), or after
 ``--idle`` seconds without a request.
 
