@@ -224,6 +224,7 @@ def test_watch_grades_an_exercise_again_on_each_save(tmp_path):
         assert "10 / 10" in saved and "ex1_averaging" not in saved  # that exercise alone, graded anew
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0
+        assert "stopped watching" in proc.stdout.read()
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -71,6 +71,7 @@ def main(args, out=sys.stdout) -> int:
             for ex in moved:
                 _show(grade_folder(grader, replace_only(args, ex)), out)
     except KeyboardInterrupt:
+        print("\n不再监视 / stopped watching", file=out, flush=True)
         return 0
     finally:
         grader.close()
