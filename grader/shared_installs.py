@@ -1,4 +1,4 @@
-"""One copy of torch (and of every other package) on disk for all of the
+"""One copy of each installed file (torch above all) on disk for all of the
 course's tox environments.
 
 Each environment (``grade``, ``write``, ``lab``, ``test``, ...) installs
@@ -6,7 +6,7 @@ torch from the same wheel: about 1 GB each, the same bytes, and many other
 packages twice or more. tox runs this before an environment's commands
 (``commands_pre``)::
 
-    python -m grader.shared_torch {work_dir}
+    python -m grader.shared_installs {work_dir}
 
 It hard-links the environment's installed files to one store under tox's
 work folder, ``.tox/.shared/py311/`` (one per Python version): the first

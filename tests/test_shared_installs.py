@@ -1,7 +1,7 @@
-"""grader/shared_torch.py: tox's environments keep one copy of torch (and of each other package) on disk."""
+"""grader/shared_installs.py: tox's environments keep one copy of torch (and of each other package) on disk."""
 import os
 
-from grader import shared_torch
+from grader import shared_installs
 
 
 def _environment(root, files: dict) -> tuple[str, str]:
@@ -24,23 +24,23 @@ def test_the_second_environment_links_to_the_first(tmp_path):
     work = str(tmp_path / "tox")
     a = _environment(str(tmp_path / "a"), FILES)
     b = _environment(str(tmp_path / "b"), {**FILES, "nn/modules/linear.py": b"class Linear: patched\n"})
-    assert shared_torch.share(work, site=a[1], prefix=a[0]) == 0  # the first fills the store
-    assert shared_torch.share(work, site=b[1], prefix=b[0]) == 2  # the same bytes: linked
+    assert shared_installs.share(work, site=a[1], prefix=a[0]) == 0  # the first fills the store
+    assert shared_installs.share(work, site=b[1], prefix=b[0]) == 2  # the same bytes: linked
     inode = lambda env, rel: os.stat(os.path.join(env[1], "torch", rel)).st_ino  # noqa: E731
     assert inode(a, "lib/libtorch_cpu.so") == inode(b, "lib/libtorch_cpu.so")
     assert inode(a, "__init__.py") == inode(b, "__init__.py")
     assert inode(a, "nn/modules/linear.py") != inode(b, "nn/modules/linear.py")  # different bytes stay apart
     with open(os.path.join(b[1], "torch", "nn/modules/linear.py"), "rb") as f:
         assert f.read() == b"class Linear: patched\n"
-    assert shared_torch.share(work, site=b[1], prefix=b[0]) == 0  # marked: not walked again
+    assert shared_installs.share(work, site=b[1], prefix=b[0]) == 0  # marked: not walked again
 
 
 def test_an_upgrade_in_one_environment_leaves_the_other_alone(tmp_path):
     work = str(tmp_path / "tox")
     a = _environment(str(tmp_path / "a"), FILES)
     b = _environment(str(tmp_path / "b"), FILES)
-    shared_torch.share(work, site=a[1], prefix=a[0])
-    shared_torch.share(work, site=b[1], prefix=b[0])
+    shared_installs.share(work, site=a[1], prefix=a[0])
+    shared_installs.share(work, site=b[1], prefix=b[0])
     path = os.path.join(b[1], "torch", "__init__.py")
     os.unlink(path)  # as pip replaces a file: remove, then write anew
     with open(path, "wb") as f:
@@ -52,5 +52,5 @@ def test_an_upgrade_in_one_environment_leaves_the_other_alone(tmp_path):
 def test_an_environment_without_packages_is_left_alone(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
-    assert shared_torch.share(str(tmp_path / "tox"), site=str(site), prefix=str(tmp_path)) == 0
+    assert shared_installs.share(str(tmp_path / "tox"), site=str(site), prefix=str(tmp_path)) == 0
     assert not (tmp_path / "tox").exists()
