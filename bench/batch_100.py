@@ -9,8 +9,9 @@ gradebook included when nbgrader is installed); its wall time (the median of
 the ``--pairs`` runs with the report) is printed as a multiple of the median
 bare import of torch measured in the same run.
 
-Target (issues 9 and 10): at most 12x for all 100 (nbgrader's autograde of 10
-notebooks costs about 18x). The batch ends with the similarity check and the
+Targets: at most 12x for all 100 (issues 9 and 10), 6x (issue 31, not met:
+``bench/grading_floor.py`` shows why); nbgrader's autograde of 10 notebooks
+costs about 18x. The batch ends with the similarity check and the
 class report: their share of the batch (the batch measures it) is printed
 against issue 11's target of at most 5%, and so is a rebuild of the report
 alone (``python -m grader report OUT``, target at most 3 s for 100 students).
@@ -167,7 +168,7 @@ def main() -> None:
         # --pairs gave more than one: a shared machine moves single runs by 10%.
         print(
             f"ratio batch / import:    {with_ / b:.1f}x (median of {len(walls['with'])}: "
-            f"{', '.join(f'{w / b:.1f}x' for w in walls['with'])}; target <= 12x; nbgrader's autograde of 10 notebooks about 18x)"
+            f"{', '.join(f'{w / b:.1f}x' for w in walls['with'])}; targets <= 12x, 6x; nbgrader's autograde of 10 notebooks about 18x)"
         )
         print(f"batch without report:    {without:.2f} s (median of {len(walls['without'])}; with: {with_:.2f} s, median of {len(walls['with'])})")
         print(f"report's cost:           {with_ / without - 1:+.1%} (target <= 5%)")
