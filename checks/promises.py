@@ -114,6 +114,8 @@ HIDDEN: dict[str, dict[str, Entry]] = {
         ),
         "test_input_left_unchanged": _e(
             _p("causal_mask", "传进来的 scores 保持不变。", "The scores passed in stay as they are."),
+            _p("causal_mask", "返回新张量。", "return a new tensor."),
+            _p("causal_mask", "T 可以是任意长度，1 也行，比 8 长也行。", "T may be any length, 1 or longer than 8."),
             public=("test_weights_leave_the_scores_alone",),
         ),
         "test_float64": _e(

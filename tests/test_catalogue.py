@@ -62,6 +62,9 @@ DIAGNOSES = [
     ("ex0_weighted_sum__no_softmax", "test_worked_example", ["softmax is missing"]),
     ("ex0_weighted_sum__normalised_by_sum_of_scores", "test_equal_scores_average", ["divided the scores by their sum"]),
     ("ex0_weighted_sum__naive_exp_overflows", "test_large_scores_do_not_overflow", ["overflows", "Subtract the largest score"]),
+    # A shift by one number for the whole batch, or by something other than each row's max: which row is not finite says which.
+    ("ex0_weighted_sum__shift_by_global_max", "test_large_scores_do_not_overflow", ["one number (the largest score of the whole batch)", "its own largest score"]),
+    ("ex0_weighted_sum__shift_by_row_mean", "test_large_scores_do_not_overflow", ["not its largest score", "no exponent is above 0"]),
     ("ex0_weighted_sum__float32_cast", "test_float64", ["dtype torch.float32", "the dtype is torch.float32, expected torch.float64"]),
     ("ex1_averaging__triu", "test_matrix_values", ["torch.tril"]),
     ("ex1_averaging__triu", "test_rows_sum_to_one_no_future", ["never the future"]),
@@ -84,6 +87,11 @@ DIAGNOSES = [
     ("ex4_masking__in_place_masked_fill", "test_input_left_unchanged", ["not masked_fill_"]),
     ("ex4_masking__weights_fill_the_input", "test_weights_leave_the_scores_alone", ["do not modify them in place", "scores[...] = ..."]),
     ("ex4_masking__weights_masked_fill_in_place", "test_weights_leave_the_scores_alone", ["do not modify them in place", "masked_fill_"]),
+    # At the edges of T (1, longer than 8) the answer is a new tensor and the input stays as it was.
+    ("ex4_masking__returns_the_input_at_T_1", "test_input_left_unchanged", ["a view sharing its memory", "at T = 1 too the result is a new tensor"]),
+    ("ex4_masking__detached_view_when_nothing_is_masked", "test_input_left_unchanged", ["a view sharing its memory"]),
+    ("ex4_masking__weights_of_one_written_into_the_input", "test_weights_leave_the_scores_alone", ["at T = 1 there is nothing to mask", "a new tensor"]),
+    ("ex4_masking__in_place_beyond_eight", "test_input_left_unchanged", ["shape (1, ", "scores[...] = ... (in place)"]),
     ("ex4_masking__softmax_dim_minus_2", "test_weights_rows_and_future", ["dim=-1"]),
     ("ex4_masking__no_mask_in_weights", "test_weights_rows_and_future", ["There is no mask"]),
     ("ex5_head__scaled_by_n_embd", "test_output_matches", ["scaled by n_embd", "head_size"]),
@@ -145,6 +153,10 @@ NOT_MISLED = [
     ("ex7_gpt__loss_transposed_then_flattened", "test_loss_over_every_position", ["got", "expected"], ["reduction='sum'", "last position's only", "softmax itself", "log_softmax"]),
     # Sampling over the wrong dim is neither the first position nor the wrong crop nor argmax.
     ("ex7_gpt__softmax_over_batch", "test_generate_continues_from_the_last_position", ["entries differ"], ["first position", "first block_size", "torch.multinomial"]),
+    # One shift for the whole batch is not a shift by the wrong number in each row, nor the plain overflow, and the other way round.
+    ("ex0_weighted_sum__shift_by_amax_item", "test_large_scores_do_not_overflow", ["The row of scores about 0 is not finite"], ["exp(1000) overflows", "its mean or its first score"]),
+    ("ex0_weighted_sum__shift_by_first_score", "test_large_scores_do_not_overflow", ["not its largest score"], ["exp(1000) overflows", "whole batch"]),
+    ("ex0_weighted_sum__naive_exp_overflows", "test_large_scores_do_not_overflow", ["exp(1000) overflows"], ["whole batch", "its mean or its first score"]),
     # The smallest float32 is printed as a number a person can read.
     ("ex4_masking__finfo_min", "test_mask_of_ones", ["-3.403e+38"], ["-340282346638528859811704183484516925440"]),
 ]

@@ -5,24 +5,62 @@ import torch
 from grader.checking import expect, expect_close, fmt, pick, randn, t
 
 
+OVERFLOW = t(
+    "分数约为 1000 时结果不是有限数：exp(1000) 溢出成了 inf。先减去最大分数再取指数（torch.softmax 已经这样做了）。",
+    "With scores of about 1000 the result is not finite: exp(1000) overflows to inf. Subtract the largest score before exp (torch.softmax already does).",
+)
+ONE_SHIFT_FOR_ALL = t(
+    "分数约为 0 的那一行不是有限数，约为 1000 的那一行却是：整批减去了同一个数（全局的最大分数），小分数那一行的 exp 全都下溢成 0，0/0 得到 NaN。"
+    "每一行要减去它自己的最大分数（在最后一维上取最大值）。",
+    "The row of scores about 0 is not finite while the row of about 1000 is: one number (the largest score of the whole batch) was subtracted from every row, "
+    "so every exp of the small row underflows to 0, and 0/0 is NaN. Subtract from each row its own largest score (the max over the last dim).",
+)
+NOT_THE_ROW_MAX = t(
+    "分数从约 0 到约 1000 的那一行不是有限数：每行减去的不是这一行的最大分数（比如平均值或第一个分数），最大的那个 exp 仍然溢出。"
+    "减去每行的最大分数，所有指数就都不大于 0。",
+    "The row whose scores run from about 0 to about 1000 is not finite: what each row was shifted by is not its largest score (its mean or its first score, say), "
+    "so exp of the largest still overflows. Subtract each row's largest score: then no exponent is above 0.",
+)
+
+
+def _overflow_hint(not_finite: list[bool]):
+    """What the rows that are not finite say (rows: about 1000, about 0, from 0 to 1000)."""
+    large, small, spread = not_finite
+    if large:
+        return OVERFLOW
+    if small:
+        return ONE_SHIFT_FOR_ALL
+    if spread:
+        return NOT_THE_ROW_MAX
+    return None
+
+
 @pytest.mark.points(2)
 def test_large_scores_do_not_overflow(sub, ref):
     """很大的分数不溢出 / large scores do not overflow"""
-    scores = 1000 + 3 * randn(2, 3, seed=3)  # exp(1000) overflows float32
-    values = randn(2, 3, 2, seed=4)
+    # Each row on another scale, all in the promise ("scores may be large, say
+    # 1000"): a shift by one number for the whole batch leaves the small row to
+    # underflow, and a shift by anything but the row's own max overflows the
+    # spread row. Row 2's largest score is never its first.
+    noise = 3 * randn(3, 4, seed=3)
+    scores = noise + torch.tensor([[1000.0] * 4, [0.0] * 4, [0.0, 1000.0, 500.0, 0.0]])
+    values = randn(3, 4, 2, seed=4)
+    what = t(
+        "weighted_sum(scores, values)，scores 三行：约 1000；约 0；从约 0 到约 1000",
+        "weighted_sum(scores, values) with three rows of scores: about 1000; about 0; from about 0 to about 1000",
+    )
     got = sub.weighted_sum(scores, values)
+    fits = tuple(got.shape) == (3, 2) and got.is_floating_point()
+    hint = _overflow_hint([not bool(torch.isfinite(row).all()) for row in got]) if fits else None
     expect(
-        tuple(got.shape) != (2, 2) or bool(torch.isfinite(got).all()),
-        t("weighted_sum(约 1000 的分数, values)", "weighted_sum(scores of about 1000, values)"),
+        not fits or bool(torch.isfinite(got).all()),
+        what,
         fmt(got),
         t("有限的数", "finite numbers").inline(),
-        t(
-            "分数约为 1000 时结果不是有限数：exp(1000) 溢出成了 inf。先减去最大分数再取指数（torch.softmax 已经这样做了）。",
-            "With scores of about 1000 the result is not finite: exp(1000) overflows to inf. Subtract the largest score before exp (torch.softmax already does).",
-        ),
-        diagnosed=True,
+        hint,
+        diagnosed=hint is not None,
     )
-    expect_close(got, ref.weighted_sum(scores, values), what=t("weighted_sum(约 1000 的分数, values)", "weighted_sum(scores of about 1000, values)"), atol=1e-4)
+    expect_close(got, ref.weighted_sum(scores, values), what=what, atol=1e-4)
 
 
 @pytest.mark.points(1)

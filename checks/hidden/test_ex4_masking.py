@@ -37,18 +37,40 @@ def test_single_position(sub, ref):
 
 @pytest.mark.points(1)
 def test_input_left_unchanged(sub, ref):
-    """不改动传进来的分数 / the scores passed in are left unchanged"""
-    scores = randn(2, 4, 4, seed=48)
-    got, (after,) = sub.call_keeping_args("causal_mask", scores)
-    expect(
-        torch.equal(after, scores),
-        t("调用 causal_mask 之后，传进去的 scores", "the scores passed in, after causal_mask returns"),
-        fmt(after[0]),
-        fmt(scores[0]),
-        t("传进去的分数被改动了：用 masked_fill（返回新张量），不要用 masked_fill_（原地修改）。", "The scores passed in were changed: use masked_fill (returns a new tensor), not masked_fill_ (in place)."),
-        diagnosed=True,
-    )
-    expect_close(got, ref.causal_mask(scores), what=t("causal_mask(scores)，scores 形状 (2, 4, 4)", "causal_mask(scores) with scores of shape (2, 4, 4)"))
+    """返回新张量，不改动传进来的分数，T 的每个边界都一样 / a new tensor, the scores passed in left unchanged, at every edge of T"""
+    # T = 1 (nothing to mask: the input itself would pass for the answer) and
+    # T longer than 8, as the docstring promises, besides an ordinary T.
+    long = pick(53, 11, 9, 12, 13)
+    for shape, seed in (((2, 4, 4), 48), ((3, 1, 1), 54), ((1, long, long), 55)):
+        T = shape[-1]
+        scores = randn(*shape, seed=seed)
+        got, (after,), (shared,) = sub.call_watching_args("causal_mask", scores)
+        what = t(f"调用 causal_mask 之后，传进去的 scores（形状 {shape}）", f"the scores passed in (shape {shape}), after causal_mask returns")
+        expect(
+            torch.equal(after, scores),
+            what,
+            fmt(after[0]),
+            fmt(scores[0]),
+            t(
+                "传进去的分数被改动了：用 masked_fill（返回新张量），不要用 masked_fill_ 或 scores[...] = ...（原地修改）。",
+                "The scores passed in were changed: use masked_fill (returns a new tensor), not masked_fill_ or scores[...] = ... (in place).",
+            )
+            if T > 1
+            else t("传进去的分数被改动了：T = 1 时也不能原地修改，要返回一个新张量。", "The scores passed in were changed: at T = 1 too, nothing is modified in place; return a new tensor."),
+            diagnosed=True,
+        )
+        expect(
+            not shared,
+            t(f"causal_mask(scores) 的结果，scores 形状 {shape}", f"the result of causal_mask(scores), scores of shape {shape}"),
+            t("就是传进去的 scores（或它的视图，共用同一块内存）", "the scores passed in themselves (or a view of them, sharing their memory)").inline(),
+            t("一个新张量", "a new tensor").inline(),
+            t(
+                f"返回的是传进来的张量本身（或共用内存的视图）：T = {T} 时也要返回一个新张量，否则调用者改动结果就改动了自己的 scores。",
+                f"The result is the tensor passed in (or a view sharing its memory): at T = {T} too the result is a new tensor, or a caller who changes the result changes their own scores.",
+            ),
+            diagnosed=True,
+        )
+        expect_close(got, ref.causal_mask(scores), what=t(f"causal_mask(scores)，scores 形状 {shape}", f"causal_mask(scores) with scores of shape {shape}"))
 
 
 @pytest.mark.points(1)

@@ -88,18 +88,32 @@ def test_keeps_the_dtype(sub, ref):
 
 @pytest.mark.points(1)
 def test_weights_leave_the_scores_alone(sub, ref):
-    """causal_weights 不改动传进来的 scores / causal_weights leaves the scores passed in as they are"""
-    scores = randn(2, 5, 5, seed=242)
-    got, (after,) = sub.call_keeping_args("causal_weights", scores)
-    expect(
-        torch.equal(after, scores),
-        t("调用 causal_weights 之后，传进去的 scores", "the scores passed in, after causal_weights returns"),
-        fmt(after[0]),
-        fmt(scores[0]),
-        t(
-            "传进去的分数被改动了（未来的格子成了 -inf）：不要原地修改（scores[...] = ...、masked_fill_），用 masked_fill 或 causal_mask 得到一个新张量。",
-            "The scores passed in were changed (the future became -inf): do not modify them in place (scores[...] = ..., masked_fill_); make a new tensor with masked_fill or causal_mask.",
-        ),
-        diagnosed=True,
-    )
-    expect_close(got, ref.causal_weights(scores), what=t("causal_weights(scores)，scores 形状 (2, 5, 5)", "causal_weights(scores) with scores of shape (2, 5, 5)"))
+    """causal_weights 不改动传进来的 scores，T = 1 也一样 / causal_weights leaves the scores passed in as they are, at T = 1 too"""
+    for shape, seed in (((2, 5, 5), 242), ((3, 1, 1), 243)):
+        scores = randn(*shape, seed=seed)
+        got, (after,), (shared,) = sub.call_watching_args("causal_weights", scores)
+        expect(
+            torch.equal(after, scores),
+            t(f"调用 causal_weights 之后，传进去的 scores（形状 {shape}）", f"the scores passed in (shape {shape}), after causal_weights returns"),
+            fmt(after[0]),
+            fmt(scores[0]),
+            t(
+                "传进去的分数被改动了（未来的格子成了 -inf）：不要原地修改（scores[...] = ...、masked_fill_），用 masked_fill 或 causal_mask 得到一个新张量。",
+                "The scores passed in were changed (the future became -inf): do not modify them in place (scores[...] = ..., masked_fill_); make a new tensor with masked_fill or causal_mask.",
+            )
+            if shape[-1] > 1
+            else t(
+                "传进去的分数被改动了：T = 1 时没有什么要遮，但也不能在传进来的张量上计算权重，要得到一个新张量。",
+                "The scores passed in were changed: at T = 1 there is nothing to mask, but the weights are still not computed in the tensor passed in; they are a new tensor.",
+            ),
+            diagnosed=True,
+        )
+        expect(
+            not shared,
+            t(f"causal_weights(scores) 的结果，scores 形状 {shape}", f"the result of causal_weights(scores), scores of shape {shape}"),
+            t("就是传进去的 scores（或共用内存的视图）", "the scores passed in themselves (or a view sharing their memory)").inline(),
+            t("一个新张量", "a new tensor").inline(),
+            t("返回的权重就是传进来的张量（或共用内存的视图）：权重要放在一个新张量里。", "The weights returned are the tensor passed in (or a view sharing its memory): the weights belong in a new tensor."),
+            diagnosed=True,
+        )
+        expect_close(got, ref.causal_weights(scores), what=t(f"causal_weights(scores)，scores 形状 {shape}", f"causal_weights(scores) with scores of shape {shape}"))

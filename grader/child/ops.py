@@ -118,11 +118,24 @@ def execute(namespace, request: dict) -> dict:
         fn = getattr(namespace, request["fn"])
         value = fn(*request["args"], **request["kwargs"])
         # The arguments go back too, as the call left them: a check can tell
-        # whether the function changed its input in place.
-        return {"value": value, "args": request["args"]}
+        # whether the function changed its input in place. And which of them
+        # the answer shares its memory with (is, or is a view of): only this
+        # side can tell, the answer crosses the boundary as a copy.
+        return {"value": value, "args": request["args"], "shares": [_shares_memory(value, a) for a in request["args"]]}
     if request["op"] == "module":
         return _run_module(namespace, request)
     raise ValueError(f"unknown op {request['op']!r}")
+
+
+def _shares_memory(value, arg) -> bool:
+    """Whether the answer ``value`` is the tensor ``arg`` or a view of it (the
+    same storage): a caller who changes one then changes the other."""
+    if type(value) is not torch.Tensor or type(arg) is not torch.Tensor or arg.numel() == 0:
+        return False  # an empty tensor has no memory to share; any other type is a wrong answer anyway
+    try:
+        return value.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr()
+    except RuntimeError:  # a layout without a storage (sparse): not the strided input's
+        return False
 
 
 def _run_module(namespace, request: dict) -> dict:

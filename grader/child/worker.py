@@ -74,7 +74,7 @@ def _plain_arg(value):
 
 def _plain_response(response: dict, tuple_out: bool = False) -> dict:
     if "value" in response:
-        return {"value": _plain(response["value"]), "args": [_plain(a) for a in response.get("args", [])]}
+        return {"value": _plain(response["value"]), "args": [_plain(a) for a in response.get("args", [])], "shares": [v is True for v in response.get("shares", [])]}
     response = dict(response)
     if "outs" in response:
         # Where the check asked for a tuple (ops.module's tuple_out), such as

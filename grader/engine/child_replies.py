@@ -80,14 +80,14 @@ def validated(response: dict) -> dict:
     """Check the shape of a child's response before any check sees it."""
     if "value" in response:
         value = response["value"]
-        args = response.get("args")
-        if not isinstance(args, list):
+        args, shares = response.get("args"), response.get("shares")
+        if not isinstance(args, list) or not isinstance(shares, list) or len(shares) != len(args) or any(type(s) is not bool for s in shares):
             raise SubmissionFault(malformed())
         args = [a if type(a) in (int, float, bool) or a is None else _tensor(a) for a in args]
         # Every exercise function returns a tensor: a number is a wrong answer, not a check's problem.
         if type(value) in (int, float, bool):
             raise _bad_type(type(value).__name__)
-        return {"value": _tensor(value), "args": args}
+        return {"value": _tensor(value), "args": args, "shares": shares}
     if "missing" in response:
         if not isinstance(response.get("missing"), list) or not isinstance(response.get("mismatched"), dict):
             raise SubmissionFault(malformed())

@@ -33,6 +33,12 @@ class Endpoint:
         response = self.request(ops.call(fn, *args, **kwargs))
         return response["value"], response["args"]
 
+    def call_watching_args(self, fn: str, *args, **kwargs) -> tuple:
+        """Like ``call_keeping_args``, and also, for each argument, whether the
+        answer is that very tensor or a view of it (shares its memory)."""
+        response = self.request(ops.call(fn, *args, **kwargs))
+        return response["value"], response["args"], response["shares"]
+
     def module(self, cls: str, **kwargs) -> ModuleRun:
         """Build ``cls`` and run it (see ``ops.module``). An output is a tensor,
         or with ``tuple_out=True`` a list of tensors and Nones."""

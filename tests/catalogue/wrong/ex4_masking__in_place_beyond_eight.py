@@ -1,0 +1,63 @@
+"""ex4 mistake: causal_mask slices a cached 8 x 8 mask, and for T longer than 8 writes -inf into the scores passed in instead of a new tensor.
+zh: causal_mask 切一个缓存的 8 x 8 掩码；T 比 8 长时却把 -inf 写进传进来的 scores，不是新张量。
+"""
+import torch
+
+TRIL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # the longest context of the course
+
+
+def causal_mask(scores: torch.Tensor) -> torch.Tensor:
+    """把对角线以上（j > i）的分数换成 -inf，其余不变，返回新张量。
+    Replace every score above the diagonal (j > i) by -inf and keep the rest;
+    return a new tensor.
+
+    形状 / Shapes::
+
+        scores  (..., T, T)
+        返回 / returns (..., T, T)
+
+    ``...`` 是任意多个批维度，也可以没有；T 可以是任意长度，1 也行，比 8 长也行。
+    传进来的 scores 保持不变。返回值的 dtype 与 scores 相同：float64 进，float64 出。
+    ``...`` stands for any number of batch dims, none included; T may be any
+    length, 1 or longer than 8. The scores passed in stay as they are. The
+    result has the dtype of scores: float64 in, float64 out.
+
+    例子 / Example::
+
+        >>> causal_mask(torch.ones(3, 3))
+        tensor([[1., -inf, -inf],
+                [1., 1., -inf],
+                [1., 1., 1.]])
+    """
+    T = scores.shape[-1]
+    if T <= 8:
+        return scores.masked_fill(~TRIL_8[:T, :T], float("-inf"))  # (..., T, T)
+    future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    scores[..., future] = float("-inf")  # longer than the cached mask
+    return scores
+
+
+def causal_weights(scores: torch.Tensor) -> torch.Tensor:
+    """先做因果掩码，再对最后一维做 softmax：每行和为 1，未来位置权重为 0。
+    Apply the causal mask, then softmax over the last dimension: every row
+    adds up to 1 and puts zero weight on the future.
+
+    形状 / Shapes::
+
+        scores  (..., T, T)
+        返回 / returns (..., T, T)
+
+    未来的分数再大，权重也是 0。形状、批维度、dtype 和 causal_mask 一样；
+    传进来的 scores 同样保持不变。
+    However large the future's scores, their weight is 0. Shapes, batch dims
+    and dtype as for causal_mask; the scores passed in stay as they are here
+    too.
+
+    例子 / Example::
+
+        >>> causal_weights(torch.zeros(3, 3))
+        tensor([[1.0000, 0.0000, 0.0000],
+                [0.5000, 0.5000, 0.0000],
+                [0.3333, 0.3333, 0.3333]])
+    """
+    return torch.softmax(causal_mask(scores), dim=-1)  # (..., T, T)
