@@ -54,6 +54,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -380,3 +381,147 @@ def test_each_student_gets_exactly_what_they_get_alone(graded, sid):
     assert len(in_batch) == len(alone), (len(in_batch), len(alone))
     assert not differ, f"{sid} after {ATTACKER} in one worker ({graded['mode']}) vs alone:\n" + "\n".join(f"  batch: {b}\n  alone: {a}" for b, a in differ)
     assert graded["batch"][sid]["score"] == graded["alone"][sid]["score"]
+
+
+# --- root without namespaces: what the children's user leaves, at any depth ---
+
+
+def _as_user(uid: int, make) -> None:
+    """Run ``make()`` in a forked process as ``uid`` (child_user.become)."""
+    from grader.child import child_user
+
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            child_user.become(child_user.ChildUser(uid, uid))
+            make()
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def _owned_by(folder: str, uid: int) -> list[str]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        out += [os.path.join(dirpath, n) for n in dirnames + filenames if os.lstat(os.path.join(dirpath, n)).st_uid == uid]
+    return out
+
+
+@pytest.fixture
+def two_child_users():
+    """Two uids of the children's range, claimed (as two graders would)."""
+    from grader.child import child_user
+
+    if not child_user.wanted(False):
+        pytest.skip("children get a user of their own only where the grader is root")
+    claims = [child_user.claim(), child_user.claim()]
+    assert None not in claims
+    yield [uid for uid, _ in claims]
+    for _, fd in claims:
+        os.close(fd)
+
+
+def test_root_without_namespaces_clears_the_childrens_user_at_any_depth(two_child_users):
+    """A machine's world-writable folders as root makes them (sticky, 1777;
+    one inside a root folder only a walk finds, one that no other user may
+    reach): leftovers.world_writable finds those the children's user can
+    reach, and clear_owned removes all that user left in them, at any depth,
+    without following a link and touching nothing of another user's."""
+    import socket
+    import tempfile
+
+    from grader.child import leftovers
+
+    me, other = two_child_users
+    base = tempfile.mkdtemp(prefix="xstudent-places-", dir="/tmp")
+    try:
+        os.chmod(base, 0o755)
+        paths = {name: os.path.join(base, name) for name in ("x11", "ice", "plain", "plain/drop", "closed", "closed/hidden")}
+        for name, path in paths.items():
+            os.mkdir(path)
+            os.chmod(path, {"plain": 0o755, "closed": 0o700}.get(name, 0o1777))
+        root_file = os.path.join(base, "root_file")
+        with open(root_file, "w") as f:
+            f.write("root's")
+        places = leftovers.world_writable((base,))
+        assert sorted(places) == sorted(paths[n] for n in ("x11", "ice", "plain/drop")), places
+        x11, ice, drop = paths["x11"], paths["ice"], paths["plain/drop"]
+
+        def other_leaves():
+            with open(os.path.join(drop, "others.txt"), "w") as f:
+                f.write("another user's")
+            os.chmod(os.path.join(drop, "others.txt"), 0o666)
+
+        def me_leaves():
+            os.makedirs(os.path.join(x11, "a", "b"))
+            with open(os.path.join(x11, "a", "b", "answers.py"), "w") as f:
+                f.write("ANSWERS = 1\n")
+            with open(os.path.join(x11, "flat.py"), "w") as f:  # straight into root's sticky folder
+                f.write("ANSWERS = 2\n")
+            os.mkfifo(os.path.join(ice, "fifo"))
+            socket.socket(socket.AF_UNIX).bind(os.path.join(ice, "sock"))
+            os.symlink(root_file, os.path.join(ice, "link_to_root"))
+            os.symlink(base, os.path.join(x11, "a", "link_to_base"))
+            own = os.path.join(drop, "mine")
+            os.mkdir(own, 0o777)
+            os.chmod(own, 0o777)  # another user may write in it (see below)
+            os.link(os.path.join(x11, "flat.py"), os.path.join(own, "hard_to_mine"))
+            os.link(os.path.join(drop, "others.txt"), os.path.join(own, "hard_to_others"))
+            deep = os.path.join(x11, "deep")
+            os.mkdir(deep)
+            os.chdir(deep)
+            for _ in range(3 * leftovers.DEPTH + 10):  # deeper than the sweep goes at once
+                os.mkdir("d")
+                os.chdir("d")
+            with open("bottom.py", "w") as f:
+                f.write("ANSWERS = 3\n")
+            os.chdir("/")
+            os.makedirs(os.path.join(ice, "ro", "inner"))
+            open(os.path.join(ice, "ro", "inner", "f"), "w").close()
+            os.chmod(os.path.join(ice, "ro", "inner"), 0o555)
+            os.chmod(os.path.join(ice, "ro"), 0)
+
+        def other_leaves_in_mine():
+            with open(os.path.join(drop, "mine", "others_in_mine.txt"), "w") as f:
+                f.write("another user's, in my folder")
+
+        _as_user(other, other_leaves)
+        _as_user(me, me_leaves)
+        _as_user(other, other_leaves_in_mine)
+        assert len(_owned_by(base, me)) > 10
+        leftovers.clear_owned({me}, places)
+        assert _owned_by(base, me) == []
+        # Nothing of another user's, nor of root's, removed or changed.
+        with open(os.path.join(drop, "others.txt")) as f:
+            assert f.read() == "another user's"
+        with open(os.path.join(drop, "mine", "others_in_mine.txt")) as f:
+            assert f.read() == "another user's, in my folder"
+        assert os.lstat(os.path.join(drop, "others.txt")).st_nlink == 1  # the hard link to it is gone
+        with open(root_file) as f:
+            assert f.read() == "root's"
+        assert sorted(os.listdir(base)) == ["closed", "ice", "plain", "root_file", "x11"]
+        # What could not be emptied (another user's file in it) is root's
+        # now, and closed to every other user.
+        assert os.listdir(ice) == [] and os.listdir(x11) == []
+        info = os.lstat(os.path.join(drop, "mine"))
+        assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (0, 0)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_clearing_the_machines_places_is_cheap(two_child_users):
+    """The sweep runs after every exercise: a few milliseconds on this
+    machine's world-writable folders (their size is the machine's)."""
+    import time
+
+    from grader.child import leftovers
+
+    places = leftovers.world_writable()
+    assert "/tmp" in places and "/proc" not in places
+    leftovers.clear_owned({two_child_users[0]}, places)  # the page cache warm
+    start = time.perf_counter()
+    leftovers.clear_owned({two_child_users[0]}, places)
+    assert time.perf_counter() - start < 0.05

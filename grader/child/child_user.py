@@ -22,8 +22,12 @@ a uid and gid no account of the machine has, no supplementary group, its own
 Each grader process claims its own uid (``claim``): a batch's workers, or
 two runs of a teacher's, grade side by side, and one grader's children must
 not be able to signal another's, nor count against its process limit. What
-a child leaves in the machine's world-writable folders is removed by the
-zygote after every exercise (``leftovers.clear_owned``).
+a child leaves in the machine's world-writable folders, at any depth, is
+removed by the zygote after every exercise, and when it starts and ends
+(``leftovers.clear_owned``); when it starts, also what a user of the range
+that no grader holds left (``unclaimed``: a grader that was killed). Two
+graders side by side can still pass files to each other's children while
+both run: only namespaces (the sandbox) would keep them apart.
 
 The Python installation must be readable by that user: an interpreter under
 a folder only root may enter (a pyenv under ``/root``) is reached through
@@ -79,7 +83,7 @@ def _taken(path: str) -> set[int]:
     return ids
 
 
-def _uids_running() -> set[int]:
+def uids_running() -> set[int]:
     """The real uids of every process on the machine."""
     found = set()
     for name in os.listdir("/proc"):
@@ -117,7 +121,7 @@ def claim() -> tuple[int, int] | None:
     folder = _claims_folder()
     if folder is None:
         return None
-    taken = _taken("/etc/passwd") | _taken("/etc/group") | _uids_running()
+    taken = _taken("/etc/passwd") | _taken("/etc/group") | uids_running()
     for uid in range(FIRST_UID, FIRST_UID + SLOTS):
         if uid in taken:
             continue
@@ -129,6 +133,33 @@ def claim() -> tuple[int, int] | None:
             continue
         return uid, fd
     return None
+
+
+def unclaimed() -> tuple[set[int], list[int]]:
+    """The uids of the range that were claimed once, and that no grader
+    holds now and no process has (a grader killed before its zygote cleared
+    what its children left), with the descriptors whose locks hold them for
+    the caller until it closes them: no grader claims one meanwhile."""
+    folder = _claims_folder()
+    if folder is None:
+        return set(), []
+    taken = _taken("/etc/passwd") | _taken("/etc/group") | uids_running()
+    uids, fds = set(), []
+    for name in os.listdir(folder):
+        if not name.isdigit() or int(name) in taken or not FIRST_UID <= int(name) < FIRST_UID + SLOTS:
+            continue
+        try:
+            fd = os.open(os.path.join(folder, name), os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        uids.add(int(name))
+        fds.append(fd)
+    return uids, fds
 
 
 def become(user: ChildUser) -> None:

@@ -173,6 +173,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
     worker.prepare()
     reach = child_user.Reach(user)  # while still root: the interpreter, where only root reaches it
     worker.reach_through(reach)
+    places = _start_clean(sandboxed, user)
     unconfined = _ConfinementReport(user)
     # Children share the zygote's memory copy-on-write. A garbage collection in
     # a child walks (and so writes to) every object it can reach, copying the
@@ -211,7 +212,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
             limits.kill_group(cmd["pid"])
             limits.kill_process(cmd["pid"])  # reaped: only orphans, if any, are left to look for
             limits.kill_children(keep=frozenset(workers))
-            _clear(sandboxed, user)  # the next exercise starts from a clean /tmp, /dev/shm and IPC
+            _clear(sandboxed, user, places)  # the next exercise starts from a clean /tmp, /dev/shm and IPC
         elif cmd["cmd"] == "kill":
             # Kill one child's process group, and every orphan: anything that is
             # our child but not a child the grader still talks to was started
@@ -220,7 +221,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
                 workers.clear()
                 if sandboxed or user is not None:
                     limits.kill_children()
-                    _clear(sandboxed, user)
+                    _clear(sandboxed, user, places)
             else:
                 workers.discard(cmd["pid"])
                 limits.kill_group(cmd["pid"])
@@ -243,15 +244,37 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
         elif cmd["cmd"] == "exit":
             break
     limits.kill_children()
+    _clear(sandboxed, user, places)  # nothing of this grader's children outlives it
 
 
-def _clear(sandboxed: bool, user: child_user.ChildUser | None) -> None:
+def _clear(sandboxed: bool, user: child_user.ChildUser | None, places=()) -> None:
     """What the exercise's code left in shared places: the sandbox's own
-    (all of it), or without namespaces what the children's own user owns."""
+    (all of it), or without namespaces what the children's own user owns in
+    ``places``, the machine's world-writable folders."""
     if sandboxed:
         leftovers.clear()
     elif user is not None:
-        leftovers.clear_owned(user.uid)
+        leftovers.clear_owned({user.uid}, places)
+
+
+def _start_clean(sandboxed: bool, user: child_user.ChildUser | None) -> tuple:
+    """Without namespaces, as the children's own user: the machine's
+    world-writable folders (looked for once, here), cleared of what that
+    user owns (unless a process of it still runs: a child of the zygote this
+    one replaces) and of what any user of the range no grader holds owns (a
+    grader killed before it cleared). Returns the folders."""
+    if sandboxed or user is None:
+        return ()
+    places = leftovers.world_writable(("/",) + tuple(user.reach))
+    owners, held = child_user.unclaimed()
+    try:
+        if user.uid not in child_user.uids_running():
+            owners.add(user.uid)
+        leftovers.clear_owned(owners, places)
+    finally:
+        for fd in held:
+            os.close(fd)
+    return places
 
 
 class Zygote:
