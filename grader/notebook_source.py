@@ -32,6 +32,7 @@ without their outputs: outputs are never graded, and a broken one must not
 cost the answer its points. nbformat is imported only when a notebook is
 read, so grading ``.py`` files costs nothing more.
 """
+import functools
 import json
 import re
 import sys
@@ -48,7 +49,8 @@ KEEP_BODY = {"time", "timeit", "capture", "prun"}
 # Line magics in front of a statement that IPython runs (timed): the
 # statement is kept.
 KEEP_STATEMENT = {"time", "timeit", "prun"}
-NOTES_SHOWN = 5  # changed lines listed by name; the rest are counted
+NOTES_SHOWN = 5
+MAX_CELLS = 10_000  # a course notebook has about 15  # changed lines listed by name; the rest are counted
 # A closing bracket that closes nothing: Python 3.11's tokenizer counts it
 # (the brackets open go below zero), 3.12's ignores it.
 _UNMATCHED_CLOSES = sys.version_info < (3, 12)
@@ -92,16 +94,21 @@ def without_iri_parser() -> None:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
-def read(data: bytes, display_name: str, exercise_id: str) -> Code:
-    """The notebook ``data`` as code; NotebookError if it is not valid JSON
-    or not a valid notebook of nbformat 4."""
+def read(data: bytes, display_name: str, exercise_id: str, max_code: int | None = None) -> Code:
+    """The notebook ``data`` as code; NotebookError if it is not valid JSON,
+    not a valid notebook of nbformat 4, or (``max_code``) its graded cells
+    hold more characters than that: refused before any line is converted, so
+    reading costs time in proportion to what could be graded."""
     notebook = _parse(data, display_name)
     cells = notebook["cells"]
     marked = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and _is_answer(c, exercise_id)]
     chosen = marked or [i for i, c in enumerate(cells) if c["cell_type"] == "code"]
+    size = sum(len(s) if isinstance(s, str) else sum(map(len, s)) for s in (cells[i]["source"] for i in chosen))
+    if max_code is not None and size > max_code:
+        raise NotebookError(too_much_code(display_name, f"{size} 个字符", f"{size} characters", max_code))
     code = Code(display_name, "")
     lines: list[str] = []
-    changed: list[Text] = []
+    changed = _Changes()
     for i in chosen:
         number = i + 1
         text = cells[i]["source"]
@@ -115,10 +122,10 @@ def read(data: bytes, display_name: str, exercise_id: str) -> Code:
             lines.append(line)
             code.places.append((number, j))
     code.source = "\n".join(lines) + "\n" if lines else ""
-    if changed:
-        shown = "; ".join(c.en for c in changed[:NOTES_SHOWN])
-        shown_zh = "；".join(c.zh for c in changed[:NOTES_SHOWN])
-        more = len(changed) - NOTES_SHOWN
+    if changed.count:
+        shown = "; ".join(c.en for c in changed.shown)
+        shown_zh = "；".join(c.zh for c in changed.shown)
+        more = changed.count - len(changed.shown)
         code.notes.append(
             Text(
                 f"{display_name}：IPython 自己的写法不是 Python，这些行改了：{shown_zh}" + (f"；另有 {more} 行" if more > 0 else ""),
@@ -136,6 +143,10 @@ def read(data: bytes, display_name: str, exercise_id: str) -> Code:
     return code
 
 
+def too_much_code(display_name: str, zh: str, en: str, limit: int) -> Text:
+    return Text(f"{display_name} 的代码太多（{zh}，上限 {limit} 字节）", f"{display_name} holds too much code ({en}, the limit is {limit} bytes)")
+
+
 def _numbers(indexes: list[int]) -> str:
     return ", ".join(str(i + 1) for i in indexes)
 
@@ -143,6 +154,8 @@ def _numbers(indexes: list[int]) -> str:
 def _parse(data: bytes, display_name: str) -> dict:
     try:
         notebook = json.loads(data.decode("utf-8-sig"))
+    except RecursionError:
+        raise NotebookError(_too_deep(display_name)) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise NotebookError(
             Text(
@@ -159,11 +172,20 @@ def _parse(data: bytes, display_name: str) -> dict:
                 f"{display_name} is not an nbformat 4 notebook ({found.en}): save it again with Jupyter (any version since 4.0)",
             )
         )
+    cells = notebook.get("cells")
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        # Validating costs time per cell: a notebook of more cells than anyone
+        # keeps is refused before it is validated.
+        raise NotebookError(
+            Text(
+                f"{display_name} 有 {len(cells)} 个单元格，上限是 {MAX_CELLS}：请把答案放在一个单元格数量正常的笔记本里",
+                f"{display_name} has {len(cells)} cells, and the limit is {MAX_CELLS}: hand in your answer in a notebook of an ordinary number of cells",
+            )
+        )
     without_iri_parser()
     import nbformat  # only here: grading .py files never pays for its import
 
     checked = dict(notebook)
-    cells = notebook.get("cells")
     if isinstance(cells, list):  # outputs are never graded: a broken one costs nothing
         checked["cells"] = [dict(c, outputs=[]) if isinstance(c, dict) and c.get("cell_type") == "code" else c for c in cells]
     try:
@@ -172,6 +194,8 @@ def _parse(data: bytes, display_name: str) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             nbformat.validate(checked, relax_add_props=True)
+    except RecursionError:  # nesting that JSON read, and the validator's own recursion did not
+        raise NotebookError(_too_deep(display_name)) from None
     except (nbformat.ValidationError, TypeError, KeyError, AttributeError, ValueError) as exc:
         # nbformat tidies a notebook before it validates it, and that can
         # fail on a malformed one with an error of its own (cells: 3).
@@ -184,8 +208,19 @@ def _parse(data: bytes, display_name: str) -> dict:
     return notebook
 
 
+def _too_deep(display_name: str) -> Text:
+    return Text(
+        f"{display_name} 里的 JSON 嵌套得太深，读不了：Jupyter 不会这样保存笔记本。请在 Jupyter 里新建一个笔记本，把代码复制过去再保存",
+        f"{display_name} nests its JSON too deeply to be read: Jupyter never saves a notebook like that. Make a new notebook in Jupyter, copy the code into it and save it",
+    )
+
+
 def _short(exc: Exception) -> str:
-    first = str(getattr(exc, "message", None) or exc).splitlines()[0] if str(exc) else type(exc).__name__
+    try:
+        said = str(getattr(exc, "message", None) or exc)
+    except Exception:  # noqa: BLE001 - nbformat's message of a deeply nested notebook recurses too deeply to be made
+        said = ""
+    first = said.splitlines()[0] if said.strip() else type(exc).__name__
     return visible(first[:160], name=True)
 
 
@@ -195,7 +230,20 @@ def _is_answer(cell: dict, exercise_id: str) -> bool:
     return metadata.get("exercise") == exercise_id or nbgrader.get("solution") is True
 
 
-def _python_lines(lines: list[str], cell: int, changed: list[Text]) -> list[str]:
+class _Changes:
+    """The lines IPython's syntax changed: counted, and the first
+    ``NOTES_SHOWN`` described (a cell of 100,000 magics makes no 100,000 notes)."""
+
+    def __init__(self):
+        self.count, self.shown = 0, []
+
+    def append(self, cell: int, line: int, text: str, became: Text) -> None:
+        self.count += 1
+        if len(self.shown) < NOTES_SHOWN:
+            self.shown.append(_changed(cell, line, text, became))
+
+
+def _python_lines(lines: list[str], cell: int, changed: _Changes) -> list[str]:
     """The cell's lines, IPython's own syntax made Python (noted in ``changed``)."""
     first = next((k for k, line in enumerate(lines) if line.strip()), None)
     out = list(lines)
@@ -204,18 +252,18 @@ def _python_lines(lines: list[str], cell: int, changed: list[Text]) -> list[str]
         out[first] = _comment(lines[first])
         if not (magic and magic[0] in KEEP_BODY):  # %%bash, %%html...: not Python at all
             out = [_comment(line) if line.strip() and k != first else line for k, line in enumerate(out)]
-            changed.append(_changed(cell, first + 1, lines[first], Text("整个单元格成了注释", "the whole cell became comments")))
+            changed.append(cell, first + 1, lines[first], Text("整个单元格成了注释", "the whole cell became comments"))
             return out
-        changed.append(_changed(cell, first + 1, lines[first], Text("成了注释，单元格照常运行一次", "became a comment; the cell runs once")))
+        changed.append(cell, first + 1, lines[first], Text("成了注释，单元格照常运行一次", "became a comment; the cell runs once"))
 
     def convert(k: int) -> None:
         line = lines[k]
         out[k] = _converted(line)
         kept = out[k].strip().split("  # ", 1)[0]
         if kept == "pass":
-            changed.append(_changed(cell, k + 1, line, Text("成了注释", "became a comment")))
+            changed.append(cell, k + 1, line, Text("成了注释", "became a comment"))
         else:
-            changed.append(_changed(cell, k + 1, line, Text(f"照常运行一次：{kept}", f"runs once as {kept}")))
+            changed.append(cell, k + 1, line, Text(f"照常运行一次：{kept}", f"runs once as {kept}"))
 
     ipython = [k for k, line in enumerate(lines) if out[k] == line and _ipython_syntax(line.strip())]
     _at_statement_starts(out, ipython, convert)
@@ -237,6 +285,78 @@ def _at_statement_starts(out: list[str], candidates: list[int], found: Callable[
     and no line continued by a backslash, and tokenizes without an error.
     ``found`` may rewrite ``out[k]``; the lines after it are read as
     rewritten.
+
+    Most cells are lines that each close all they open: while they do, each
+    line's effect is known from the line alone (``_closes_itself``, asked
+    once per distinct line: a cell of 100,000 magics has a few distinct
+    ones), and only the indentation is followed from line to line. From the
+    first line that leaves something open (or dedents to no level seen),
+    the tokenizer reads the cell (``_tokenized``) for the candidates left.
+    Both say the same of every line; the first only costs less.
+    """
+    todo = list(reversed(candidates))
+    indents = [0]
+    for k, line in enumerate(out):
+        if not todo:
+            return
+        if todo[-1] == k:
+            found(todo.pop())
+            line = out[k]
+        if not _indent_fits(line, indents) or not _closes_itself(line):
+            break
+    if todo:
+        _tokenized(out, list(reversed(todo)), found)
+
+
+def _indent_fits(line: str, indents: list[int]) -> bool:
+    """Follow the indentation as Python's tokenizer does from a line that
+    begins a statement (tabs to the next multiple of 8, a form feed back to
+    0); False where it would raise (a dedent to no level seen)."""
+    column = 0
+    for ch in line:
+        if ch == " ":
+            column += 1
+        elif ch == "\t":
+            column = (column // 8 + 1) * 8
+        elif ch == "\f":
+            column = 0
+        else:
+            break
+    else:
+        return True  # blank: no indentation of its own
+    rest = line.lstrip(" \t\f")
+    if rest.startswith(("#", "\r")):
+        return True
+    if column > indents[-1]:
+        indents.append(column)
+    elif column < indents[-1]:
+        if column not in indents:
+            return False
+        while column < indents[-1]:
+            indents.pop()
+    return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _closes_itself(line: str) -> bool:
+    """Whether ``line``, after lines that leave nothing open, leaves nothing
+    open either: what ``_tokenized`` would say of the line after it."""
+    depth, ended = 0, 0
+    try:
+        for token in tokenize.generate_tokens(iter([line + "\n"]).__next__):
+            if token.type == tokenize.OP and token.string in ("(", "[", "{"):
+                depth += 1
+            elif token.type == tokenize.OP and token.string in (")", "]", "}"):
+                depth = depth - 1 if depth > 0 or _UNMATCHED_CLOSES else 0
+            elif token.type in (tokenize.NEWLINE, tokenize.NL) or (token.type == tokenize.ERRORTOKEN and token.string.endswith("\n")):
+                ended = token.end[0]
+    except (tokenize.TokenError, SyntaxError, SystemError, StopIteration):
+        return False
+    return ended == 1 and depth == 0 and not line.rstrip().endswith("\\")
+
+
+def _tokenized(out: list[str], candidates: list[int], found: Callable[[int], None]) -> None:
+    """``_at_statement_starts``, by one tokenizer over the whole cell.
 
     One tokenizer reads the lines as it asks for them, so the cell is read
     once, not once per candidate (tokenizing ``out[:k]`` anew for each

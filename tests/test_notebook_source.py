@@ -62,7 +62,7 @@ def test_ipython_lines_are_found_where_tokenizing_the_lines_before_finds_a_state
         if first.lstrip().startswith("%%"):
             continue  # a cell magic: the whole cell is its body
         expected = by_the_definition(lines)
-        assert notebook_source._python_lines(lines, 1, []) == expected, lines
+        assert notebook_source._python_lines(lines, 1, notebook_source._Changes()) == expected, lines
         ipython = [a != b for a, b in zip(lines, expected) if notebook_source._ipython_syntax(a.strip())]
         converted += sum(ipython)
         left += len(ipython) - sum(ipython)

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import SOLUTIONS, as_results, failed_checks, make_submission, points_by_exercise
+from conftest import ROOT, SOLUTIONS, as_results, failed_checks, make_submission, points_by_exercise
 from catalogue_marks import WRONG, exercise_of, marks
 from grader import notebook_source
 from grader.exercises import BY_ID, IDS
@@ -189,6 +189,124 @@ def test_a_broken_notebook_costs_its_own_exercise_only(grader, tmp_path, full_ma
     assert {ex: p for ex, p in points.items() if ex != "ex2_scores"} == {ex: p for ex, p in full_marks.items() if ex != "ex2_scores"}
     said = [t["output"] for t in results["tests"] if t["tags"][0] == "ex2_scores"]
     assert all("ex2_scores.ipynb is not valid JSON" in s and "不是有效的 JSON" in s for s in said)
+
+
+def _solution_notebook(ex: str, edit=lambda nb: None) -> str:
+    """The solution as one answer cell, changed by ``edit`` (a notebook as JSON data)."""
+    nb = json.loads(notebook(Path(SOLUTIONS, ex + ".py").read_text(encoding="utf-8"), answer_of=ex))
+    edit(nb)
+    return json.dumps(nb)  # ensure_ascii: a lone surrogate is written as Jupyter would, "\\ud800"
+
+
+def _deep(levels: int):
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def _set(path, value):
+    def edit(nb):
+        target = nb
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return edit
+
+
+def _append_to_answer(text: str):
+    def edit(nb):
+        nb["cells"][-1]["source"] += text
+
+    return edit
+
+
+# Notebooks no reader may stop at: each costs its own exercise (0 and a note
+# that says why) or nothing, never the grading. (exercise, the edit made to
+# its solution notebook, words of the note or None where it earns full marks)
+UNREADABLE = {
+    # Half of a UTF-16 pair, as JSON escapes it: in a string, in a comment.
+    "surrogate_in_a_string": ("ex0_weighted_sum", _append_to_answer("\nMARK = '\ud800'\n"), ["lone surrogate, U+D800", "cell 3, line"]),
+    "surrogate_in_a_comment": ("ex1_averaging", _append_to_answer("\n# \udfff\n"), ["lone surrogate, U+DFFF", "第 3 个单元格"]),
+    # Outside the graded code it costs nothing: a markdown cell, an output.
+    "surrogate_in_markdown": ("ex2_scores", _set(["cells", 0, "source"], "# \ud83d"), None),
+    "surrogate_in_an_output": ("ex3_scaling", _set(["cells", -1, "outputs"], [{"output_type": "stream", "name": "stdout", "text": "\udc80"}]), None),
+    # JSON nested beyond what json reads (thousands of levels), and an
+    # invalid cell nested beyond what nbformat's validator can describe
+    # (hundreds: its message recursed until Python stopped it).
+    "deep_cell_metadata": ("ex4_masking", _set(["cells", -1, "metadata", "deep"], None), ["nests its JSON too deeply"]),
+    "deep_and_invalid": ("ex5_head", _set(["cells", -1, "source"], _deep(900)), ["is not a valid nbformat 4 notebook"]),
+    # More cells than anyone keeps; more code than a file may hold.
+    "too_many_cells": ("ex6_block", lambda nb: nb["cells"].extend([nbformat.v4.new_markdown_cell("x")] * (notebook_source.MAX_CELLS + 1)), ["cells, and the limit is"]),
+    "too_much_code": ("ex7_gpt", _append_to_answer("\n" + "%time x = 1\n" * 120_000), ["holds too much code"]),
+}
+DEEP_JSON = "[" * 5000 + "]" * 5000  # beyond the json module's own recursion
+
+
+def _write_unreadable(folder) -> str:
+    folder = make_submission(folder)
+    for case, (ex, edit, _) in UNREADABLE.items():
+        os.remove(os.path.join(folder, ex + ".py"))
+        text = _solution_notebook(ex, edit)
+        if case == "deep_cell_metadata":
+            text = text.replace('"deep": null', '"deep": ' + DEEP_JSON)
+        Path(folder, ex + ".ipynb").write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def unreadable(grader, tmp_path_factory):
+    return as_results(grader.grade(_write_unreadable(tmp_path_factory.mktemp("unreadable") / "s")))
+
+
+@pytest.mark.parametrize("case", sorted(UNREADABLE))
+def test_a_notebook_no_reader_foresaw_costs_its_own_exercise_at_most(unreadable, full_marks, case):
+    ex, _, words = UNREADABLE[case]
+    points = points_by_exercise(unreadable)
+    said = [t["output"] for t in unreadable["tests"] if t["tags"][0] == ex]
+    if words is None:
+        assert points[ex] == full_marks[ex], said[:1]
+        return
+    assert points[ex] == 0
+    for word in words:
+        assert all(word in s for s in said), (word, said[0])
+
+
+def test_a_grading_of_unreadable_notebooks_ends_with_its_report(tmp_path):
+    """The command line, as a student runs it: exit 0, results.json written."""
+    from conftest import python_m_grader
+
+    folder = _write_unreadable(tmp_path / "s")
+    out = python_m_grader(["grade", folder, "--json", str(tmp_path / "results.json")], cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert {t["tags"][0] for t in results["tests"]} == set(IDS)
+    assert "lone surrogate" in out.stdout and "too deeply" in out.stdout
+
+
+def test_a_reader_that_fails_unforeseen_costs_that_exercise_only(grader, tmp_path, full_marks, monkeypatch):
+    """The last line of defence: any error while reading one exercise's file
+    is that exercise's note, whatever its kind."""
+    from grader.engine import submission as submission_mod
+
+    real = submission_mod.notebook_source.read
+
+    def read(data, display_name, exercise_id, **kwargs):
+        if exercise_id == "ex2_scores":
+            raise LookupError("a kind nobody foresaw")
+        return real(data, display_name, exercise_id, **kwargs)
+
+    monkeypatch.setattr(submission_mod.notebook_source, "read", read)
+    folder = make_submission(tmp_path / "s")
+    os.remove(os.path.join(folder, "ex2_scores.py"))
+    Path(folder, "ex2_scores.ipynb").write_text(_solution_notebook("ex2_scores"), encoding="utf-8")
+    results = as_results(grader.grade(folder))
+    points = points_by_exercise(results)
+    assert points["ex2_scores"] == 0
+    assert {ex: p for ex, p in points.items() if ex != "ex2_scores"} == {ex: p for ex, p in full_marks.items() if ex != "ex2_scores"}
+    said = [t["output"] for t in results["tests"] if t["tags"][0] == "ex2_scores"]
+    assert all("could not be read (LookupError)" in s and "读不了" in s for s in said)
 
 
 def test_of_a_py_and_a_notebook_the_stated_one_is_graded(grader, tmp_path, full_marks):

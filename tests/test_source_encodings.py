@@ -27,6 +27,14 @@ WRONG = {
     "gbk_without_coding_line": ("ex2_scores", lambda src: ("# 点积\n" + src).encode("gbk"), ["not UTF-8", "coding: gbk"]),
     "unknown_coding": ("ex4_masking", lambda src: ("# -*- coding: klingon -*-\n" + src).encode("utf-8"), ["coding line", "unknown encoding: klingon"]),
     "declared_gbk_but_is_not": ("ex5_head", lambda src: ("# -*- coding: gbk -*-\n# \x80\n" + src).encode("latin-1", "replace"), ["declares the coding gbk"]),
+    # Codecs that decode to half of a UTF-16 pair (a lone surrogate), which
+    # Python can neither compile nor write as UTF-8: a note, never a crash.
+    "utf7_lone_surrogate": ("ex6_block", lambda src: ("# coding: utf-7\n" + src + "\nMARK = '\ud800'\n").encode("utf-7"), ["lone surrogate, U+D800", "落单的代理字符", "line "]),
+    "unicode_escape_lone_surrogate": (
+        "ex7_gpt",
+        lambda src: b"# -*- coding: unicode_escape -*-\n" + src.encode("unicode_escape") + b"\n# \\udfff\n",
+        ["lone surrogate, U+DFFF"],
+    ),
 }
 
 

@@ -15,6 +15,7 @@ they were given); a note says which one was graded.
 """
 import io
 import os
+import re
 import stat
 import tempfile
 import tokenize
@@ -106,16 +107,17 @@ def _read_notebook(path: str, display: str, exercise_id: str, teacher: dict | No
     if data is None:
         return f
     try:
-        f.notebook = notebook_source.read(data, display, exercise_id)
+        f.notebook = notebook_source.read(data, display, exercise_id, max_code=MAX_FILE_BYTES)
     except notebook_source.NotebookError as exc:
         f.problem = exc.text
         return f
+    surrogate = _lone_surrogate(f.notebook.source, f.where)
+    if surrogate is not None:
+        f.problem = surrogate
+        return f
     code = f.notebook.source.encode("utf-8")
     if len(code) > MAX_FILE_BYTES:
-        f.problem = Text(
-            f"{display} 的代码太多（{len(code)} 字节，上限 {MAX_FILE_BYTES}）",
-            f"{display} holds too much code ({len(code)} bytes, the limit is {MAX_FILE_BYTES})",
-        )
+        f.problem = notebook_source.too_much_code(display, f"{len(code)} 字节", f"{len(code)} bytes", MAX_FILE_BYTES)
         return f
     f.source, f.notes = code, list(f.notebook.notes)
     return f
@@ -194,9 +196,32 @@ def _decode(f: ExerciseFile, data: bytes) -> None:
             f"Python cannot read {display}'s coding line ({exc.msg}): save it as UTF-8 and remove the coding line",
         )
         return
+    surrogate = _lone_surrogate(text, f.where)
+    if surrogate is not None:
+        f.problem = surrogate
+        return
     # From here on the file is UTF-8 text: its coding line, if any, is
     # ignored by compile() for text, and the report and the redaction read it.
     f.source = text.encode("utf-8")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(text: str, where) -> Text | None:
+    """Text that holds half of a UTF-16 pair (U+D800 to U+DFFF) is not
+    Unicode: Python can neither compile it nor write it as UTF-8. It comes in
+    as a JSON escape in a notebook (``"\\ud800"``) or through a coding line
+    whose codec makes one (``utf-7``, ``unicode_escape``)."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    place = where(text.count("\n", 0, found.start()) + 1)
+    code = f"U+{ord(found.group()):04X}"
+    return Text(
+        f"{place.zh}有一个落单的代理字符 {code}：它是半个 UTF-16 字符，不是有效的 Unicode，Python 运行不了这段代码。删掉它，或者重新输入那个字符",
+        f"{place.en} holds a lone surrogate, {code}: half of a UTF-16 character, not valid Unicode, so Python cannot run this code. Delete it, or type that character again",
+    )
 
 
 def python_source(data: bytes) -> str:
@@ -222,14 +247,28 @@ def load(root: str, display_root: str | None = None, teacher: dict | None = None
     display_root = visible(root if display_root is None else display_root, name=True)
     sub = Submission(root)
     for ex in EXERCISES:
-        py = _read(os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id, teacher)
-        notebook_path = os.path.join(root, ex.notebook)
-        if not os.path.lexists(notebook_path):
-            sub.files[ex.id] = py
-            continue
-        notebook = _read_notebook(notebook_path, os.path.join(display_root, ex.notebook), ex.id, teacher)
-        sub.files[ex.id] = _one_of(py, notebook, os.path.lexists(os.path.join(root, ex.filename)))
+        try:
+            sub.files[ex.id] = _exercise_file(root, display_root, ex, teacher)
+        except Exception as exc:  # noqa: BLE001 - a file no reader above foresaw costs its exercise only
+            display = os.path.join(display_root, ex.filename)
+            sub.files[ex.id] = ExerciseFile(
+                ex.id,
+                display,
+                problem=Text(
+                    f"{display}（或 {ex.notebook}）读不了（{type(exc).__name__}），不予评分：请重新保存后再交",
+                    f"{display} (or {ex.notebook}) could not be read ({type(exc).__name__}) and is not graded: save it again and hand it in again",
+                ),
+            )
     return sub
+
+
+def _exercise_file(root: str, display_root: str, ex, teacher: dict | None) -> ExerciseFile:
+    py = _read(os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id, teacher)
+    notebook_path = os.path.join(root, ex.notebook)
+    if not os.path.lexists(notebook_path):
+        return py
+    notebook = _read_notebook(notebook_path, os.path.join(display_root, ex.notebook), ex.id, teacher)
+    return _one_of(py, notebook, os.path.lexists(os.path.join(root, ex.filename)))
 
 
 def _one_of(py: ExerciseFile, notebook: ExerciseFile, py_exists: bool) -> ExerciseFile:
