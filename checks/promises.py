@@ -177,6 +177,8 @@ HIDDEN: dict[str, dict[str, Entry]] = {
         ),
         "test_generate_crops_a_long_idx": _e(
             _p("", "生成时每次只看最后 block_size 个字", "To write, look at the last block_size characters only"),
+            _p("GPT.generate", "每一步：裁到最后 block_size 个字", "Each step: crop to the last block_size tokens"),
+            _p("GPT.generate", "T 可以比 block_size 长", "T may exceed block_size"),
             public=("test_generate_continues_from_the_last_position",),
         ),
         "test_generate_samples_with_multinomial": _e(

@@ -124,6 +124,53 @@ def successor_state(vocab_size: int, n_embd: int, n_layer: int, block_size: int,
     return state
 
 
+def window_state(vocab_size: int, n_embd: int, n_layer: int, block_size: int, successor) -> dict:
+    """A GPT that writes ``successor[f]`` for certain, f the first token of
+    what it is given (the window generate crops), whatever follows: so how
+    much context generate keeps shows in what it writes (the whole window,
+    one token fewer, the last token alone, the first block_size tokens all
+    write other text wherever those first tokens differ).
+
+    Token t's embedding is a small t-th unit vector; position 0 adds the same
+    small amount along the one dim after the vocabulary (a marker). The first
+    block's stand-in (x + running mean of tanh(W x + b)) makes, for each
+    token dim j, tanh(K (x_j + marker - 1.5 e)): +1 where token j stands at
+    position 0, -1 everywhere else; the running mean at any position is then
+    -1 in every token dim but the first token's, 2 / (t + 1) higher. The
+    other blocks pass x through; lm_head reads, after ln_f, the first token's
+    dim into its successor's logit, long enough that every other probability
+    underflows to 0 (in float32, T <= 8 and vocab_size <= 11). n_embd >
+    vocab_size; ``successor`` is a permutation of the vocabulary."""
+    eps, gain = 0.01, 4000.0  # eps * gain = 40: tanh saturates to +-1 in float32
+    marker = vocab_size  # the dim after the vocabulary's
+    state = {"token_embedding_table.weight": eps * torch.eye(vocab_size, n_embd)}
+    position = torch.zeros(block_size, n_embd)
+    position[0, marker] = eps
+    state["position_embedding_table.weight"] = position
+    weight, bias = torch.zeros(n_embd, n_embd), torch.zeros(n_embd)
+    weight[:vocab_size, :vocab_size] = gain * torch.eye(vocab_size)
+    weight[:vocab_size, marker] = gain
+    bias[:vocab_size] = -1.5 * eps * gain
+    for i in range(n_layer):
+        first = i == 0
+        state.update({f"blocks.{i}.standin.weight": weight if first else torch.zeros(n_embd, n_embd), f"blocks.{i}.standin.bias": bias if first else torch.zeros(n_embd)})
+    state.update({"ln_f.weight": torch.ones(n_embd), "ln_f.bias": torch.zeros(n_embd)})
+    head = torch.zeros(vocab_size, n_embd)
+    head[torch.as_tensor(successor), torch.arange(vocab_size)] = 400.0
+    state.update({"lm_head.weight": head, "lm_head.bias": torch.zeros(vocab_size)})
+    return state
+
+
+def distinct_contexts(vocab_size: int, rows: int, T: int, seed: int) -> torch.Tensor:
+    """idx (rows, T): each row a random order of the vocabulary, repeated if T
+    is longer, so that tokens closer than vocab_size positions apart differ
+    (what a check of how much context is kept needs)."""
+    from grader.checking import randn
+
+    orders = randn(rows, vocab_size, seed=seed).argsort(dim=-1)  # (rows, V)
+    return orders.repeat(1, -(-T // vocab_size))[:, :T]
+
+
 def two_choice_state(vocab_size: int, n_embd: int, n_layer: int, block_size: int, choices, seed: int) -> dict:
     """``gpt_state`` whose lm_head ignores its input: at every position the
     tokens in ``choices`` are equally likely and every other one has
@@ -193,18 +240,20 @@ def gpt_by_hand(state: dict, idx: torch.Tensor, variant: str = "") -> torch.Tens
         return x @ state["lm_head.weight"].T + state["lm_head.bias"]  # (B, T, V)
 
 
-def generate_by_hand(state: dict, idx: torch.Tensor, max_new_tokens: int, draw_seed: int | None = None, position: int = -1, crop: str = "last") -> torch.Tensor:
+def generate_by_hand(state: dict, idx: torch.Tensor, max_new_tokens: int, draw_seed: int | None = None, position: int = -1, crop: str = "last", keep: int | None = None) -> torch.Tensor:
     """generate as the stub says it, or a usual variant, for diagnoses. Each
     step draws with ``torch.multinomial`` from the random numbers a module
     request with ``seed=draw_seed`` uses (``ops`` seeds the generator with
     draw_seed + 1), or takes the most likely token without a ``draw_seed``.
     ``position`` 0 reads the first position's logits; ``crop`` "first" keeps
-    the first block_size tokens instead of the last."""
+    the first block_size tokens instead of the last; ``keep`` keeps that many
+    last tokens instead of block_size (fewer: a crop that is too short)."""
     block_size = state["position_embedding_table.weight"].shape[0]
+    kept = block_size if keep is None else keep
     generator = None if draw_seed is None else torch.Generator().manual_seed(draw_seed + 1)
     end = idx.shape[1] + max_new_tokens
     while idx.shape[1] < end:
-        window = idx[:, -block_size:] if crop == "last" else idx[:, :block_size]
+        window = idx[:, -kept:] if crop == "last" else idx[:, :block_size]
         probs = torch.softmax(gpt_by_hand(state, window)[:, position, :], dim=-1)  # (B, V)
         if generator is None:
             step = probs.argmax(-1, keepdim=True)  # (B, 1)

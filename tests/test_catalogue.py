@@ -124,6 +124,11 @@ DIAGNOSES = [
     ("ex7_gpt__first_position_logits", "test_generate_continues_from_the_last_position", ["the first position's logits"]),
     ("ex7_gpt__crop_keeps_first", "test_generate_crops_a_long_idx", ["keeps the first block_size tokens"]),
     ("ex7_gpt__no_crop", "test_generate_crops_a_long_idx", ["IndexError", "self(idx)"]),
+    # How much context is kept shows with a model whose next token follows the first token it is given.
+    ("ex7_gpt__crop_one_short", "test_generate_crops_a_long_idx", ["one token fewer than block_size"]),
+    ("ex7_gpt__crop_one_short", "test_generate_continues_from_the_last_position", ["one token fewer than block_size"]),
+    ("ex7_gpt__crop_last_token_only", "test_generate_crops_a_long_idx", ["Only the last token is given to the model"]),
+    ("ex7_gpt__crop_last_token_only", "test_generate_continues_from_the_last_position", ["Only the last token is given to the model"]),
     ("ex7_gpt__argmax_not_sampled", "test_generate_samples_with_multinomial", ["torch.multinomial"]),
     # The same mistakes in files that import earlier exercises whose own files are wrong or stubs:
     # the diagnosis is the later exercise's own (the earlier modules are the grader's).
@@ -157,6 +162,8 @@ NOT_MISLED = [
     ("ex0_weighted_sum__shift_by_amax_item", "test_large_scores_do_not_overflow", ["The row of scores about 0 is not finite"], ["exp(1000) overflows", "its mean or its first score"]),
     ("ex0_weighted_sum__shift_by_first_score", "test_large_scores_do_not_overflow", ["not its largest score"], ["exp(1000) overflows", "whole batch"]),
     ("ex0_weighted_sum__naive_exp_overflows", "test_large_scores_do_not_overflow", ["exp(1000) overflows"], ["whole batch", "its mean or its first score"]),
+    # A crop one token short is neither the first block_size tokens nor the last token alone.
+    ("ex7_gpt__crop_start_off_by_one", "test_generate_crops_a_long_idx", ["one token fewer than block_size"], ["first block_size", "last token is given", "first position"]),
     # The smallest float32 is printed as a number a person can read.
     ("ex4_masking__finfo_min", "test_mask_of_ones", ["-3.403e+38"], ["-340282346638528859811704183484516925440"]),
 ]

@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from grader.checking import expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
-from grader.contract import GPT_STANDINS, cycle, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state
+from grader.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 9, 10, 2, 3, 6
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -108,20 +108,33 @@ def test_dropout_passed_on_and_off_in_eval(sub, ref):
     expect_close(logits_and_loss(got.outs[0], what)[0], want.outs[0][0], what=what)
 
 
+def crop_diagnoses(state, idx, new):
+    return [
+        (generate_by_hand(state, idx, new, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:].")),
+        (generate_by_hand(state, idx, new, keep=BLOCK - 1), t("裁剪后留下的比 block_size 少一个字：模型要看最后整整 block_size 个字。", "The crop keeps one token fewer than block_size: the model sees the last block_size tokens, all of them.")),
+        (generate_by_hand(state, idx, new, keep=1), t("只把最后一个字交给了模型：它要看最后 block_size 个字，不只是最后一个。", "Only the last token is given to the model: it sees the last block_size tokens, not the last one alone.")),
+    ]
+
+
 @pytest.mark.points(1)
 def test_generate_crops_a_long_idx(sub, ref):
     """idx 比 block_size 长：只看最后 block_size 个字 / idx longer than block_size: only the last block_size tokens count"""
     extra, new = pick(137, 3, 2, 4), 4
     T = BLOCK + extra
-    state = successor_state(V, N_EMBD, N_LAYER, BLOCK, cycle(randn(V, seed=138).argsort()), seed=139)
+    successor = cycle(randn(V, seed=138).argsort())
+    state = successor_state(V, N_EMBD, N_LAYER, BLOCK, successor, seed=139)
     idx = randint(V, 2, T, seed=140)
     what = t(f"generate(idx, {new})，idx 形状 (2, {T})，比 block_size = {BLOCK} 长", f"generate(idx, {new}), idx of shape (2, {T}), longer than block_size = {BLOCK}")
-    expect_tokens(
-        generate(sub, state, idx, new),
-        generate(ref, state, idx, new),
-        what=what,
-        diagnoses=lambda: [(generate_by_hand(state, idx, new, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:]."))],
+    expect_tokens(generate(sub, state, idx, new), generate(ref, state, idx, new), what=what, diagnoses=lambda: crop_diagnoses(state, idx, new))
+    # The next token follows the first token the model is given: a window one
+    # token short, the last token alone or the first block_size tokens all
+    # write other text than the last block_size tokens.
+    window, long_idx = window_state(V, N_EMBD, N_LAYER, BLOCK, successor), distinct_contexts(V, 2, T, seed=141)
+    what = t(
+        f"generate(idx, {new})，idx 形状 (2, {T})，比 block_size = {BLOCK} 长；模型写的下一个字只取决于交给它的第一个字",
+        f"generate(idx, {new}), idx of shape (2, {T}), longer than block_size = {BLOCK}, with a model whose next token follows the first token it is given",
     )
+    expect_tokens(generate(sub, window, long_idx, new), generate(ref, window, long_idx, new), what=what, diagnoses=lambda: crop_diagnoses(window, long_idx, new))
 
 
 @pytest.mark.points(1)

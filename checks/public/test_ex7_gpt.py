@@ -10,7 +10,9 @@ contract's order: ``GPT(vocab_size, n_embd, n_head, n_layer, block_size)``.
 
 generate's cropping and its use of the last position are checked on models
 whose next token is certain (each softmax is one-hot), so any way of drawing
-writes the same text there. How it draws is judged by what it draws: many rows
+writes the same text there: one whose next token follows the last token, and
+one whose next token follows the first token of the context it is given, so
+that how much of idx is kept shows. How it draws is judged by what it draws: many rows
 draw a token each from a known, uneven softmax, and each token's count must be
 what that softmax allows (grader.checking.expect_draws: a right sampler, any
 right sampler, fails it with probability below one in a million).
@@ -20,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from grader.checking import expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
-from grader.contract import GPT_STANDINS, bias_only_state, cycle, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state
+from grader.contract import GPT_STANDINS, bias_only_state, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 11, 12, 3, 2, 8
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -37,10 +39,16 @@ def forward_diagnoses(state, idx):
     return out
 
 
+CROP_TOO_SHORT = t("裁剪后留下的比 block_size 少一个字：模型要看最后整整 block_size 个字。", "The crop keeps one token fewer than block_size: the model sees the last block_size tokens, all of them.")
+LAST_TOKEN_ONLY = t("只把最后一个字交给了模型：它要看最后 block_size 个字，不只是最后一个。", "Only the last token is given to the model: it sees the last block_size tokens, not the last one alone.")
+
+
 def generate_diagnoses(state, idx, max_new_tokens):
     return [
         (generate_by_hand(state, idx, max_new_tokens, position=0), t("用的是第一个位置的 logits：下一个字要看最后一个位置，logits[:, -1, :]。", "This samples from the first position's logits: the next token comes from the last position, logits[:, -1, :].")),
         (generate_by_hand(state, idx, max_new_tokens, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:].")),
+        (generate_by_hand(state, idx, max_new_tokens, keep=BLOCK - 1), CROP_TOO_SHORT),
+        (generate_by_hand(state, idx, max_new_tokens, keep=1), LAST_TOKEN_ONLY),
     ]
 
 
@@ -124,6 +132,17 @@ def test_generate_continues_from_the_last_position(sub, ref):
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, new))
+    # A model whose next token depends on the first token it is given: how
+    # much of idx generate keeps (the last block_size tokens) shows in its text.
+    window = window_state(V, N_EMBD, N_LAYER, BLOCK, successor)
+    idx = distinct_contexts(V, 3, T, seed=116)
+    what = t(
+        f"generate(idx, {new})，idx 形状 (3, {T})，一个 {GPT_NAME}，它写的下一个字是 successors[f]，f 是交给它的上文的第一个字（successors = {successor}），写到超过 block_size = {BLOCK}",
+        f"generate(idx, {new}), idx of shape (3, {T}), with a {GPT_NAME} whose next token is successors[f], f the first token of the context it is given (successors = {successor}), past block_size = {BLOCK}",
+    )
+    got = sub.module("GPT", init=INIT, state=window, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
+    want = ref.module("GPT", init=INIT, state=window, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
+    expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(window, idx, new))
 
 
 @pytest.mark.points(1)
