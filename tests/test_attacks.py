@@ -167,6 +167,8 @@ EXPECTED_POINTS = {
     # grader makes a control group (as root), not by per-process limits.
     "ex0_weighted_sum__memory_in_forks": 0 if GROUP else FULL,
     "ex0_weighted_sum__memory_in_memfd": 0 if GROUP else FULL,
+    # A notebook is JSON, always UTF-8: the coding line means nothing there.
+    "ex1_averaging__lone_surrogate_by_coding": {"off": 0, "sandbox": 0, NOTEBOOK: FULL},
 }
 
 # Text every check of the attacked exercise must show when it scores 0 (a
@@ -178,6 +180,8 @@ FEEDBACK = {
     "ex0_weighted_sum__stub": ["尚未完成", "not implemented"],
     "ex0_weighted_sum__syntax_error": ["语法错误", "syntax error in {file}, line {line}", "SyntaxError"],
     "ex0_weighted_sum__not_utf8": ["UTF-8", "{file}"],
+    "ex0_weighted_sum__lone_surrogate": ["UTF-8", "{file}"],
+    "ex1_averaging__lone_surrogate_by_coding": ["lone surrogate, U+D800", "{file}, line 16"],
     "ex0_weighted_sum__symlink": ["符号链接", "symbolic link", "{file}"],
     "ex0_weighted_sum__hardlink": ["硬链接", "hard link", "{file}"],
     "ex0_weighted_sum__import_error": ["importing the file failed", "ModuleNotFoundError", "attention_helpers_nobody_installed", "line 5"],
@@ -364,8 +368,11 @@ def exercise_of(attack: str) -> str:
 
 
 def expected_points(attack: str, mode: str):
+    """A notebook earns what the .py earns in the sandbox, unless the attack says otherwise."""
     want = EXPECTED_POINTS.get(attack, 0)
-    return want[mode] if isinstance(want, dict) else want
+    if not isinstance(want, dict):
+        return want
+    return want.get(mode, want["sandbox"]) if mode == NOTEBOOK else want[mode]
 
 
 def feedback_words(attack: str, mode: str) -> list:
@@ -544,13 +551,15 @@ class Outcome:
 
 
 def as_notebook(source: bytes, exercise: str) -> bytes:
-    """A notebook whose answer cell is ``source``; bytes that are not UTF-8
-    go into its JSON as they are (a notebook that is not valid text)."""
+    """A notebook whose answer cell is ``source``. Half of a UTF-16 pair
+    written as UTF-8 would write it goes in as JSON escapes it (``"\\ud800"``,
+    which decodes to the lone surrogate); other bytes that are not UTF-8 go
+    into its JSON as they are (a notebook that is not valid text)."""
     cell = {"cell_type": "code", "execution_count": None, "id": "answer", "metadata": {"exercise": exercise}, "outputs": []}
     nb = {"cells": [dict(cell, source="@SOURCE@")], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     head, tail = json.dumps(nb).encode().split(b'"@SOURCE@"')
     try:
-        text = json.dumps(source.decode("utf-8")).encode()
+        text = json.dumps(source.decode("utf-8", "surrogatepass")).encode()
     except UnicodeDecodeError:
         text = b'"' + source.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") + b'"'
     return head + text + tail
@@ -865,7 +874,7 @@ def test_attack(mode, attack, outcomes, full_marks):
     points = points_by_exercise(out.results)
 
     # (2) the attacked exercise earns what it honestly earns, and says why not more
-    want = expected_points(attack, "sandbox" if mode == NOTEBOOK else mode)
+    want = expected_points(attack, mode)
     want = full_marks[exercise] if want == FULL else want
     tests = [t for t in out.results["tests"] if t["tags"][0] == exercise]
     assert tests, "the attacked exercise was not graded"
