@@ -10,9 +10,15 @@ one worker (one grader, one zygote) grades them all, in sorted id order:
   them, lowering their limits with prlimit; the code of the attack files in
   tests/attacks/), then leaves state behind (``LEAVE``: files in /tmp and
   /dev/shm, a 0555 folder in /tmp, a file in its TMPDIR, a SysV shared memory
-  segment, a POSIX message queue), then the solution of the exercise;
+  segment, a POSIX message queue; and its answers, for a later student to
+  load, in ``STASHES``: nested folders of its own below root's sticky
+  world-writable folders, and files straight in them), then the solution of
+  the exercise;
 - ``b_right``: the solutions;
-- ``c_stubs``: the untouched stubs of exercises/;
+- ``c_stubs``: the untouched stubs of exercises/, each also loading at import
+  the attacker's answer that it finds in ``STASHES`` left by its own user
+  (``LOAD``; where the mode promises that nothing is left: the sandbox, root
+  without namespaces);
 - ``d_mistakes``: one typical mistake per exercise (``MISTAKES``, the files
   of tests/catalogue/wrong/ marked ``cross-student``), each file also looking, at import, for what the
   attacker left behind and for a changed priority (``FIND``): it prints what
@@ -33,7 +39,9 @@ test asserts that
 4. d_mistakes found nothing: in the sandbox nothing at all; without it only
    the exercise's own TMPDIR and the priority are checked (/tmp, /dev/shm,
    SysV IPC and message queues are then the machine's, shared and not
-   cleaned: the test removes its leftovers there afterwards).
+   cleaned: the test removes its leftovers there afterwards);
+5. in the sandbox and as root without it, none of the attacker's answers is
+   left once the batch is over, and c_stubs loaded none (0 points, as alone).
 
 The students' folders sit in one class folder; graded alone, each is named
 relative to it (as the batch names it), and absolute paths under the test's
@@ -62,6 +70,7 @@ import pytest
 
 from catalogue_marks import marked
 from conftest import EXERCISES, ROOT, SOLUTIONS, TEST_INPUTS_SEED
+from grader.child import child_user
 from grader.engine import sandbox as sandbox_mod
 from grader.exercises import IDS
 
@@ -88,6 +97,10 @@ ALONE = (RIGHT, STUBS, MISTAKEN)
 
 MODES = {"sandbox": "require", "off": "off"}
 
+# Root without namespaces: children run as a user of their own, and what it
+# leaves is removed (grader/child/leftovers.py: clear_owned).
+OWN_USER = child_user.wanted(False) and child_user.probe(child_user.interpreter_paths(), []).user is not None
+
 TAG = "xstudent_3b9d1"  # names of what the attacker leaves (not test_clean_start's: they may run at once)
 SHM_KEY = 0x3B9D
 MARK = "LEFTOVERS FOUND"
@@ -113,8 +126,25 @@ NICE = _base_nice()
 # At 19 a renice to 19 changes nothing: the attack cannot be seen (nor judged).
 RENICE_VISIBLE = NICE < 19
 
+# Root's sticky world-writable folders (mode 1777) as a machine has them
+# (systemd makes /tmp/.X11-unix and /tmp/.ICE-unix on every boot), made by
+# the test where missing (as root only); the last inside a folder only root
+# may write, where only a walk of the machine finds it.
+STICKY = ("/tmp/.X11-unix", "/tmp/.ICE-unix", f"/var/tmp/{TAG}_sticky", f"/dev/shm/{TAG}_sticky", f"/tmp/{TAG}_machine/drop")
+# Where the attacker leaves each exercise's answers for a later student's
+# code to load ({ex}: the exercise): nested folders of its own, and files
+# straight in root's folders.
+STASHES = (
+    f"/tmp/.X11-unix/{TAG}/a/b/{{ex}}.py",
+    f"/tmp/.ICE-unix/{TAG}_{{ex}}.py",
+    f"/var/tmp/{TAG}_sticky/{TAG}/deep/er/{{ex}}.py",
+    f"/dev/shm/{TAG}_sticky/{TAG}_{{ex}}.py",
+    f"/tmp/{TAG}_machine/drop/{TAG}/x/{{ex}}.py",
+)
+
 LEAVE = f'''
 # ---- leave state behind for whoever is graded next
+STASHES = {STASHES!r}
 import ctypes as _ct, os as _os, tempfile as _tf
 for _dir in ("/tmp", "/dev/shm"):
     try:
@@ -135,6 +165,20 @@ _libc = _ct.CDLL(None, use_errno=True)
 _libc.shmget({SHM_KEY}, 4096, 0o1666)  # IPC_CREAT | 0666
 _libc.mq_open.restype = _ct.c_int
 _libc.mq_open(b"/{TAG}", _os.O_CREAT | _os.O_RDWR, 0o600, None)
+# the answers of this exercise, for a later student's to load: in folders of
+# its own below root's sticky world-writable folders, and straight in them
+_src = open(__file__, encoding="utf-8").read()
+_answer = _src.rsplit("# ---- the solution" + " of ", 1)[1].split("\\n", 1)[1]
+_ex = _os.path.basename(__file__)[: -len(".py")]
+for _path in STASHES:
+    _path = _path.format(ex=_ex)
+    try:
+        _os.makedirs(_os.path.dirname(_path), exist_ok=True)
+        with open(_path, "w") as _f:
+            _f.write(_answer)
+        _os.chmod(_path, 0o644)
+    except OSError:
+        pass
 '''
 
 
@@ -170,6 +214,27 @@ if _counted:
 '''
 
 
+# Appended to each of c_stubs' files where the mode promises that nothing
+# is left (``loads``): load the answers an earlier student of the same grader
+# (the same user: a grader side by side runs its children as another) left,
+# over the stub. c_stubs then earns in the batch what it earns alone (0) only
+# if nothing was left.
+LOAD = f'''
+
+# ---- load the answers an earlier student left
+import os as _os
+for _path in {STASHES!r}:
+    _path = _path.format(ex=_os.path.basename(__file__)[: -len(".py")])
+    try:
+        if _os.lstat(_path).st_uid == _os.getuid():
+            exec(open(_path, encoding="utf-8").read())
+            print("LOADED:", _path)
+            break
+    except OSError:
+        pass
+'''
+
+
 def _read(path: str) -> str:
     with open(path, encoding="utf-8") as f:
         return f.read()
@@ -199,16 +264,51 @@ def _write_student(folder: str, sources: dict) -> None:
             f.write(source)
 
 
-def make_class(root: str, strict: bool) -> None:
+def make_class(root: str, strict: bool, loads: bool) -> None:
     _write_student(os.path.join(root, ATTACKER), {ex: _attacker_source(ex) for ex in IDS})
     _write_student(os.path.join(root, RIGHT), {ex: _read(os.path.join(SOLUTIONS, ex + ".py")) for ex in IDS})
-    _write_student(os.path.join(root, STUBS), {ex: _read(os.path.join(EXERCISES, ex + ".py")) for ex in IDS})
+    _write_student(os.path.join(root, STUBS), {ex: _read(os.path.join(EXERCISES, ex + ".py")) + (LOAD if loads else "") for ex in IDS})
     _write_student(os.path.join(root, MISTAKEN), {ex: _read(os.path.join(WRONG_DIR, MISTAKES[ex] + ".py")) + find_code(strict) for ex in IDS})
 
 
-def clean_machine() -> None:
+def make_sticky_places() -> list:
+    """Root's sticky folders of ``STICKY`` that are missing, made (as root;
+    a folder of another user's would not be root's). Returns those made."""
+    made = []
+    if os.geteuid() != 0:
+        return made
+    for path in STICKY:
+        if not os.path.isdir(path):
+            os.makedirs(path)
+            made.append(path)
+        os.chmod(path, 0o1777)
+    os.chmod(os.path.dirname(STICKY[-1]), 0o755)
+    return made
+
+
+def stashes_left() -> list:
+    """The attacker's answers still where it left them."""
+    return sorted(p for pattern in STASHES for ex in IDS for p in [pattern.format(ex=ex)] if os.path.lexists(p))
+
+
+def clean_machine(made=()) -> None:
     """Remove what the attacker left in the machine's shared places (only
-    without the sandbox can it get there; harmless otherwise)."""
+    without the sandbox can it get there; harmless otherwise), and the
+    sticky folders the test ``made``."""
+    for folder in STICKY:
+        for name in os.listdir(folder) if os.path.isdir(folder) else ():
+            path = os.path.join(folder, name)
+            if name.startswith(TAG):
+                shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+    shutil.rmtree(os.path.dirname(STICKY[-1]), ignore_errors=True)
+    for path in made:
+        if TAG in path:
+            shutil.rmtree(path, ignore_errors=True)
+        else:  # /tmp/.X11-unix: the machine's to use from now on too, unless empty
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
     for path in (f"/tmp/{TAG}", f"/dev/shm/{TAG}"):
         try:
             os.unlink(path)
@@ -292,7 +392,10 @@ def graded(request, tmp_path_factory):
     base = str(tmp_path_factory.mktemp(f"cross-{mode}"))
     root, out, tmp = (os.path.join(base, name) for name in ("class", "out", "tmp"))
     os.makedirs(tmp)
-    make_class(root, strict=mode == "sandbox")
+    # c_stubs loads what it finds where nothing may be left: the sandbox, and
+    # children of a user of their own (the batch's and each grading's alone:
+    # c_stubs alone, beside the batch, does not load the batch's).
+    make_class(root, strict=mode == "sandbox", loads=mode == "sandbox" or OWN_USER)
     seed = str(TEST_INPUTS_SEED)
     options = ["--sandbox", MODES[mode], "--inputs-seed", seed]
 
@@ -304,6 +407,7 @@ def graded(request, tmp_path_factory):
         json_path = os.path.join(base, f"alone-{sid}.json")
         return _run(["grade", sid, "--json", json_path, *options], root, tmp), json_path
 
+    made = make_sticky_places()
     clean_machine()
     try:
         # The batch and the three gradings alone are separate processes with
@@ -313,8 +417,9 @@ def graded(request, tmp_path_factory):
             alone_runs = {sid: pool.submit(alone, sid) for sid in ALONE}
             proc = batch_run.result()
             alone_done = {sid: f.result() for sid, f in alone_runs.items()}
+        left = stashes_left()
     finally:
-        clean_machine()
+        clean_machine(made)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = {}
     for sid in (ATTACKER, *ALONE):
@@ -328,7 +433,7 @@ def graded(request, tmp_path_factory):
         with open(json_path, encoding="utf-8") as f:
             alone_results[sid] = json.load(f)
         alone_stdout[sid] = p.stdout
-    return {"mode": mode, "base": base, "out": out, "proc": proc, "batch": results, "alone": alone_results, "alone_stdout": alone_stdout}
+    return {"mode": mode, "base": base, "out": out, "proc": proc, "batch": results, "alone": alone_results, "alone_stdout": alone_stdout, "left": left}
 
 
 def test_one_worker_grades_all_four_in_order(graded):
@@ -363,6 +468,18 @@ def test_the_mistaken_student_found_nothing(graded):
     right = _by_exercise(graded["alone"][RIGHT])
     mistaken = _by_exercise(graded["alone"][MISTAKEN])
     assert all(mistaken[ex] < right[ex] for ex in IDS), mistaken
+
+
+def test_no_answers_are_left_for_a_later_student(graded):
+    """The attacker's answers, left in folders of its own below root's
+    sticky world-writable folders and straight in them (``STASHES``), are
+    gone once it is graded: c_stubs, graded next but one by the same worker,
+    loaded none (it earns 0, as alone). Without the sandbox as another user
+    nothing is removed (README, "the sandbox"): not asserted there."""
+    if graded["mode"] == "off" and not OWN_USER:
+        pytest.skip("children run as the grader's user: the machine's folders are not cleared")
+    assert graded["left"] == []
+    assert graded["batch"][STUBS]["score"] == 0
 
 
 def test_alone_gradings_are_the_expected_ones(graded):
