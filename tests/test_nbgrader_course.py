@@ -60,6 +60,28 @@ def hand_in(course: Path, student: str, exercise: str, code: str | None) -> None
     (folder / BY_ID[exercise].notebook).write_text(json.dumps(nb), encoding="utf-8")
 
 
+def hand_in_copied(course: Path, student: str) -> None:
+    """What Jupyter lets a student do to nbgrader's cell metadata: ex0's
+    answer cell copied (a first try above the answer, both with the answer
+    cell's grade id), and ex4's answer cell's metadata changed (an old
+    tool's schema version): nbgrader's own DeduplicateIds and
+    CheckCellMetadata stopped the whole autograde on each."""
+    for ex, reference_code in (("ex0_weighted_sum", reference("ex0_weighted_sum")), ("ex4_masking", reference("ex4_masking"))):
+        hand_in(course, student, ex, reference_code)
+    path = course / "submitted" / student / "attention" / BY_ID["ex0_weighted_sum"].notebook
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    answer = answer_cell(nb)
+    first_try = json.loads(json.dumps(answer))
+    first_try["id"] = "first-try"
+    first_try["source"] = ["def weighted_sum(scores, values):\n", "    return values.mean(-2)\n"]
+    nb["cells"].insert(nb["cells"].index(answer), first_try)
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    path = course / "submitted" / student / "attention" / BY_ID["ex4_masking"].notebook
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    answer_cell(nb)["metadata"]["nbgrader"]["schema_version"] = 1
+    path.write_text(json.dumps(nb), encoding="utf-8")
+
+
 def reference(exercise: str) -> str:
     return (ROOT / "solutions" / BY_ID[exercise].filename).read_text(encoding="utf-8")
 
@@ -93,6 +115,7 @@ def graded(project, course):
     hand_in(course, "mistake", "ex0_weighted_sum", MISTAKE.read_text(encoding="utf-8"))
     hand_in(course, "mistake", "ex4_masking", reference("ex4_masking"))
     hand_in(course, "attacker", "ex0_weighted_sum", ATTACK)
+    hand_in_copied(course, "copier")  # sorted before most of the class: it must not stop them
     for argv in project["rest"]:
         project["shell"].run(argv)
     return course
@@ -180,7 +203,8 @@ def test_autograde_scores_what_the_grader_gives_the_same_notebooks(graded, tmp_p
     assert got["untouched"] == 0
     assert got["attacker"] == 0
     assert 0 < got["mistake"] < full
-    for student in ("reference", "mistake"):
+    assert got["copier"] == full  # every copy graded in order: the later definition is the one that counts
+    for student in ("reference", "mistake", "copier"):
         copy = tmp_path / student
         copy.mkdir()
         for nb in (graded / "submitted" / student / "attention").glob("*.ipynb"):
@@ -206,6 +230,14 @@ def test_the_mistake_loses_the_same_points_through_check_batch_and_autograde(gra
     for ex in HANDED_IN:
         assert check(ex, str(folder)).score == float(batch["mistake"][ex]), ex
     assert float(batch["mistake"]["ex0_weighted_sum"]) < BY_ID["ex0_weighted_sum"].points
+
+
+def test_a_copied_or_changed_cell_is_graded_and_named(graded):
+    for ex, copied in (("ex0_weighted_sum", "answer_ex0_weighted_sum"), ("ex4_masking", "answer_ex4_masking")):
+        nb = json.loads((graded / "autograded" / "copier" / "attention" / BY_ID[ex].notebook).read_text(encoding="utf-8"))
+        said = "".join("".join(o.get("text", "")) for o in nb["cells"][-1]["outputs"] if o["output_type"] == "stream")
+        assert "cell metadata was copied or changed (" + copied in said, said[:500]
+        assert "复制或改动过" in said
 
 
 def test_autograde_runs_no_answer_cell_in_a_kernel(graded):

@@ -74,6 +74,67 @@ def test_cell_outputs(grade, exercise: str, max_points: float) -> list:
     ]
 
 
+class KeepCopiedCells(NbGraderPreprocessor):
+    """In place of nbgrader's ``DeduplicateIds`` in ``Autograde.sanitize_preprocessors``:
+    a student's notebook whose nbgrader cell metadata nbgrader's own checks
+    would refuse never stops the class.
+
+    A student who copies a cell in Jupyter copies its metadata, grade id and
+    all. ``DeduplicateIds`` keeps the last cell of an id and sets the others'
+    metadata to ``{}``, which ``CheckCellMetadata`` then reads as schema 0:
+    its SchemaTooOldError ends ``nbgrader autograde`` for that student and
+    everyone after them (nbgrader 0.9's ``converters/base.py`` stops the run
+    on it). Here an earlier copy loses its nbgrader metadata altogether; a
+    copied answer cell stays an answer cell (``"exercise"`` metadata, which
+    ``notebook_source`` reads): every copy is graded, in order, as
+    ``python -m grader grade`` and ``check()`` grade the same notebook. A
+    cell of the course's own grade ids whose metadata a student (or an old
+    tool) changed gets the course's metadata back; a cell of another grade id
+    with metadata nbgrader cannot read loses it. Each change is a note in the
+    exercise's report (``attention_notes``, read by ``GradeInSandbox``)."""
+
+    def preprocess(self, nb, resources):
+        from grader.teacher import nbgrader_course
+
+        seen: set = set()
+        notes: list = []
+        for cell in reversed(nb.cells):
+            meta = cell.get("metadata", {}).get("nbgrader")
+            if meta is None:
+                continue
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            course = nbgrader_course.course_metadata(grade_id, cell.get("cell_type")) if isinstance(grade_id, str) else None
+            if isinstance(grade_id, str) and grade_id in seen:
+                del cell.metadata["nbgrader"]
+                exercise = nbgrader_course.answer_exercise(grade_id)
+                if exercise is not None:
+                    cell.metadata["exercise"] = exercise
+                notes.append(grade_id)
+                continue
+            if course is not None and dict(meta) != course:
+                cell.metadata["nbgrader"] = course
+                notes.append(grade_id)
+            elif course is None and (not isinstance(meta, dict) or meta.get("schema_version") != nbgrader_course.SCHEMA or not isinstance(grade_id, str)):
+                del cell.metadata["nbgrader"]
+                notes.append(str(grade_id))
+            if isinstance(grade_id, str):
+                seen.add(grade_id)
+        if notes:
+            nb.metadata["attention_notes"] = sorted(set(notes))
+        return nb, resources
+
+
+def _notes_of(nb) -> str:
+    ids = nb.metadata.get("attention_notes") or []
+    if not ids:
+        return ""
+    named = ", ".join(str(i)[:40] for i in ids[:5])
+    return (
+        f"注意 / note: 笔记本里 nbgrader 的单元格信息被复制或改动过（{named}）：复制的答案单元格都按顺序评了分，其余的照课程原样恢复\n"
+        f"  this notebook's nbgrader cell metadata was copied or changed ({named}): every copy of an answer cell was graded, in order, and the rest restored as the course has it\n"
+    )
+
+
 class GradeInSandbox(NbGraderPreprocessor):
     """Grades a submitted notebook outside any kernel; see the module's docstring."""
 
@@ -87,5 +148,7 @@ class GradeInSandbox(NbGraderPreprocessor):
                 continue
             grade = grade_notebook(nb, exercise, resources.get("nbgrader", {}).get("assignment") or ".")
             cell.outputs = test_cell_outputs(grade, exercise, float(cell.metadata.nbgrader["points"]))
+            if _notes_of(nb):
+                cell.outputs.insert(0, nbformat.v4.new_output("stream", name="stdout", text=_notes_of(nb)))
             cell.execution_count = 1
         return nb, resources

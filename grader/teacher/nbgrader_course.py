@@ -55,6 +55,26 @@ def _nbgrader(grade_id: str, *, grade: bool, solution: bool, locked: bool, point
     return meta
 
 
+def answer_exercise(grade_id: str) -> str | None:
+    """The exercise whose answer cell has ``grade_id``, if any."""
+    exercise = grade_id[len(ANSWER_CELL) :] if grade_id.startswith(ANSWER_CELL) else None
+    return exercise if exercise in BY_ID else None
+
+
+def course_metadata(grade_id: str, cell_type: str | None) -> dict | None:
+    """The nbgrader metadata the course gives the cell of ``grade_id`` (an
+    answer or a test cell of one of its exercises), or None."""
+    if cell_type != "code":
+        return None
+    exercise = answer_exercise(grade_id)
+    if exercise is not None:
+        return _nbgrader(grade_id, grade=False, solution=True, locked=False)
+    exercise = grade_id[len(TEST_CELL) :] if grade_id.startswith(TEST_CELL) else None
+    if exercise in BY_ID:
+        return _nbgrader(grade_id, grade=True, solution=False, locked=True, points=float(BY_ID[exercise].points))
+    return None
+
+
 def answer_source(exercise_id: str, project: str = PROJECT) -> str:
     """The reference solution with nbgrader's solution delimiters."""
     with open(os.path.join(project, "solutions", BY_ID[exercise_id].filename), encoding="utf-8") as f:
@@ -126,6 +146,15 @@ c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 # Autograding runs no submitted cell in a kernel: GradeInSandbox grades each
 # notebook's answer cells in the grader's sandbox, with the hidden checks, and
 # writes the test cells' reports and points (in place of nbgrader's Execute).
+# A copied cell (its grade id twice) or nbgrader metadata a student changed
+# never stops the class: KeepCopiedCells stands in for nbgrader's DeduplicateIds.
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "grader.teacher.nbgrader_autograde.KeepCopiedCells",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 c.Autograde.autograde_preprocessors = [
     "grader.teacher.nbgrader_autograde.GradeInSandbox",
     "nbgrader.preprocessors.IgnorePattern",
