@@ -140,7 +140,9 @@ def test_a_member_that_unpacks_larger_than_it_says_is_cut(tmp_path, monkeypatch)
     z = tmp_path / "class.zip"
     _zip(z, {"big_1_2_ex0_weighted_sum.py": b"#" * 5000, "small_3_4_ex0_weighted_sum.py": SOLUTION[:900]})
     found = downloads.read(str(z), str(tmp_path / "work"))
-    assert [e.student_id for e in found.entries] == ["3"]
+    big, small = found.entries  # the student whose file was cut is listed, with why
+    assert (big.student_id, big.folder, small.student_id) == ("1", None, "3") and small.folder
+    assert "too large unpacked" in notes_text(big.notes) and "big_1_2" in notes_text(big.notes)
     assert "big_1_2" in " ".join(found.warnings)
 
 

@@ -261,18 +261,63 @@ def from_folder(root: str, student_id: str, name: str, assignment: str | None) -
         sources[filename] = _read_regular(os.path.join(folder, filename), notes)
     _note_ignored(junk, notes)
     display = printable(name) + (("/" + printable(rel)) if rel else "")
-    when = _timestamp(folder)
-    return Entry(student_id, folder, notes, display, digest(sources), submitted_at=when, time_source="timestamp.txt" if when else "")
+    return Entry(student_id, folder, notes, display, digest(sources))
 
 
-def _timestamp(folder: str) -> str:
-    """What nbgrader's ``timestamp.txt`` beside the exercise files says
-    (nbgrader writes it when the student submits; its format is nbgrader's
-    ``Exchange.timestamp_format``, "%Y-%m-%d %H:%M:%S.%f %Z"); "" if none."""
-    data = _read_regular(os.path.join(folder, "timestamp.txt"), [])
+def _nbgrader_timestamp(student_dir: str, assignment: str | None, graded: str | None) -> str:
+    """What nbgrader's ``timestamp.txt`` says, read only where nbgrader's
+    exchange writes it: ``<id>/<assignment>/timestamp.txt``, for a student
+    graded from that folder. ``nbgrader submit`` copies the student's folder
+    and then writes the file at its top, over any the student had
+    (exchange/default/submit.py); ``nbgrader collect`` copies it to
+    ``submitted/<id>/<assignment>/`` (collect.py). A timestamp.txt anywhere
+    else is the student's own. Its format is ``Exchange.timestamp_format``,
+    "%Y-%m-%d %H:%M:%S.%f %Z"; "" if there is none."""
+    if not assignment or graded is None:
+        return ""
+    top = os.path.join(student_dir, assignment)
+    try:
+        if not stat.S_ISDIR(os.lstat(top).st_mode) or os.path.commonpath([top, graded]) != top:
+            return ""
+    except (OSError, ValueError):
+        return ""
+    data = _read_regular(os.path.join(top, "timestamp.txt"), [])
     if not isinstance(data, bytes) or len(data) > 200:
         return ""
     return data.decode("utf-8", errors="replace").strip()
+
+
+def _nbgrader_times(root: str, entries: list, given: dict, assignment: str | None, warnings: list) -> None:
+    """Each entry's time from nbgrader's ``timestamp.txt``, when ``root`` is
+    nbgrader's collected layout as a whole: every student a folder
+    ``<id>/<assignment>/``. In a class of folders the students made
+    themselves, that file is theirs to write, and no student can make the
+    others' folders nbgrader's: then no time is taken from it (and the batch
+    says whose were left)."""
+    found = {}
+    for e in entries:
+        kind, name = given[e.student_id][0]
+        if kind == "folder" and e.same_as is None and len(given[e.student_id]) == 1:
+            found[e.student_id] = _nbgrader_timestamp(os.path.join(root, name), assignment, e.folder)
+    folders = {sid: given[sid][0][1] for sid in found}
+    nbgrader = assignment is not None and len(found) == len(entries) and all(_is_real_dir(os.path.join(root, n, assignment)) for n in folders.values())
+    if nbgrader:
+        for e in entries:
+            if found.get(e.student_id):
+                e.submitted_at, e.time_source = found[e.student_id], "timestamp.txt"
+    elif any(found.values()):
+        warnings.append(
+            _note("未采用 timestamp.txt：这不是 nbgrader 收集的布局（每名学生一个 <id>/<assignment>/ 文件夹），学生自己就能写这个文件",
+                  "timestamp.txt not used: this is not nbgrader's collected layout (a folder <id>/<assignment>/ for every student), where a student can write that file")
+            + ": " + _list(sorted(sid for sid, when in found.items() if when), 5)
+        )
+
+
+def _is_real_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _is_symlink(info: zipfile.ZipInfo) -> bool:
@@ -513,4 +558,5 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
             odd = _note("名字含非 UTF-8 或控制字符，已转义", "the name is not plain UTF-8 text: shown escaped")
             entry.notes = [odd, *entry.notes]
         entries.append(entry)
+    _nbgrader_times(root, entries, found, assignment, warnings)
     return entries, warnings

@@ -120,7 +120,7 @@ def comment(s, data) -> str:
     return text_cell("\n".join(lines))
 
 
-def _report(m: Matching, written: int, to: str, allow: bool, data=None) -> int:
+def _report(m: Matching, written: int, to: str, allow: bool, data=None, misread: dict | None = None) -> int:
     for s in data.students if data else []:
         if not s.graded and s.id in m.rows:
             _err(f"未评分，填 {s.total:g} / not graded, {s.total:g} filled in: {s.id}: {s.why_not_graded or s.note}")
@@ -128,7 +128,12 @@ def _report(m: Matching, written: int, to: str, allow: bool, data=None) -> int:
         _err(f"未匹配：平台文件里找不到 / not matched, not in the platform's file: {who}")
     for who in m.theirs_without_result:
         _err(f"没有成绩：平台上的学生不在本批 / no result, a student of the platform's file not in the batch: {who}")
-    left = len(m.ours_unmatched) + len(m.theirs_without_result)
+    for who in (misread or {}).values():
+        _err(
+            f"未填，不写入这一行：Canvas 导入时会把它当作 Points Possible 行，请在 Canvas 里手动给分 / "
+            f"not filled and left out of the file: Canvas's import would take this row for the Points Possible row; grade them by hand in Canvas: {who}"
+        )
+    left = len(m.ours_unmatched) + len(m.theirs_without_result) + len(misread or {})
     if left and not allow:
         _err(f"未写入 / not written: {left} 名学生未匹配 / students left unmatched (--allow-unmatched writes it anyway)")
         return 1
@@ -153,29 +158,62 @@ def _canvas(args, data) -> int:
         return _usage(f"成绩册里没有这一列 / no column {args.column!r} in {args.gradebook} (its assignments: {shown})")
     cols = {key: table.column(key) for key in ("ID", "SIS Login ID", "SIS User ID")}
     first_last = header[:2] == ["LastName", "FirstName"]
-    possible, rows = None, {}
+    possible, rows = _points_possible(table, col, cols), {}
     for i, row in enumerate(table.rows[1:], start=1):
         cells = row + [""] * (len(header) - len(row))
-        if "Points Possible" in cells[0]:
-            possible = _number(cells[col])
-            continue
-        if all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", c, re.I) for c in cells):
-            continue  # the Manual Posting row, blank lines
+        if i == possible[0] or all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", c, re.I) for c in cells):
+            continue  # the Points Possible row, the Manual Posting row, blank lines
         name = f"{cells[0]}, {cells[1]}" if first_last else cells[0]
         rows[i] = {"name": name, **{k: cells[c] for k, c in cols.items() if c is not None}}
     m = match(data.students, rows, [k for k, c in cols.items() if c is not None])
-    scale = (possible / FULL_MARKS) if possible and possible != FULL_MARKS else 1.0
+    misread = _misread_as_points_possible(table, rows, m)
+    scale = (possible[1] / FULL_MARKS) if possible[1] and possible[1] != FULL_MARKS else 1.0
     if scale != 1.0:
-        print(f"按 Canvas 的满分换算 / scaled to Canvas's points possible: {FULL_MARKS:g} → {possible:g}", flush=True)
+        print(f"按 Canvas 的满分换算 / scaled to Canvas's points possible: {FULL_MARKS:g} → {possible[1]:g}", flush=True)
     by_id = {s.id: s for s in data.students}
     for sid, i in m.rows.items():
         row = table.rows[i]
         row.extend([""] * (col + 1 - len(row)))
         row[col] = _grade_text(by_id[sid].total * scale, table.delimiter == ";")
-    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data)
+    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data, misread)
     if code == 0:
+        table.rows = [r for i, r in enumerate(table.rows) if i not in misread]
         table.write(args.to)
     return code
+
+
+def _points_possible(table, col: int, cols: dict) -> tuple[int | None, float | None]:
+    """(row index, value in the column) of the gradebook's Points Possible
+    row, (None, None) without one. Canvas's exporter writes it once, right
+    after the header and the hidden-assignments ("Manual Posting") row, with
+    "    Points Possible" in the first cell and every id cell empty
+    (lib/gradebook_exporter.rb); a student's row always has their id. So it
+    is that row there, and never a row of that name further down: a student
+    may call themselves "Points Possible"."""
+    ids = [c for c in cols.values() if c is not None]
+    for i, row in enumerate(table.rows[1:], start=1):
+        cells = row + [""] * (len(table.header) - len(row))
+        if all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", c, re.I) for c in cells):
+            continue
+        if "Points Possible" in cells[0] and not any(cells[c].strip() for c in ids):
+            return i, _number(cells[col])
+        return None, None
+    return None, None
+
+
+def _misread_as_points_possible(table, rows: dict, m: Matching) -> dict[int, str]:
+    """Students' rows whose first cell holds "Points Possible": Canvas's
+    importer takes every such row for the Points Possible row
+    (lib/gradebook_importer.rb, ``check_for_non_student_row``) and would
+    set each assignment's points from it. They are not filled and are
+    left out of the file written (Canvas then leaves those students'
+    grades as they are); row index -> how the row is shown."""
+    misread = {i: visible(f"{r['name']} ({r.get('ID', '')})", name=True) for i, r in rows.items() if "Points Possible" in table.rows[i][0]}
+    for sid, i in list(m.rows.items()):
+        if i in misread:
+            del m.rows[sid]
+    m.theirs_without_result = [t for t in m.theirs_without_result if t not in misread.values()]
+    return misread
 
 
 def _moodle(args, data) -> int:
