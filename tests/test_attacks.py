@@ -42,8 +42,15 @@ sandbox run's negative result means something).
 Attack files may contain placeholders the test fills in: ``__ATTACK_TAG__``
 (a unique 15-character tag), ``__ATTACK_DIR__`` (a folder outside the
 submission where an attack leaves markers for the test: writable without the
-sandbox, out of sight in it) and ``__ATTACK_PORT__`` (a port on 127.0.0.1
-where the test listens).
+sandbox, out of sight in it), ``__ATTACK_PORT__`` (a port on 127.0.0.1
+where the test listens) and ``__ATTACK_ROLE__``: an attack across students,
+graded as ``writer`` (the submission above), then, with the same tag, as
+``loader`` in a second student's submission (the solutions but the attacked
+exercise), graded next: by the same warm grader, or by the command line (a
+grader of its own) where the writer was (``test_answers_left_for_a_later_student``).
+Where the machine lacks root's sticky ``/tmp/.X11-unix`` and
+``/tmp/.ICE-unix`` (systemd makes them on every boot), a test run as root
+makes them for the catalogue's time.
 
 The gradings run in the background, one per processor and one more (some
 wait out a time limit); each test waits for its own. A grader is forked
@@ -240,6 +247,9 @@ FEEDBACK = {
     "ex0_weighted_sum__memory_in_memfd": [("the process ended while importing", f"importing the file took over {IMPORT_S}")],
     "ex0_weighted_sum__processes_beyond_limit": _GOT,
     "ex0_weighted_sum__processes_by_exec": _GOT,
+    # The writers of attacks across students say how many places they used.
+    "ex0_weighted_sum__answers_for_the_next_student": ["your code raised RuntimeError", "STASHED:"],
+    "ex3_scaling__answers_in_every_sticky_folder": ["your code raised RuntimeError", "STASHED:"],
 }
 
 # --sandbox off where children run as a user of their own: what they could
@@ -310,6 +320,8 @@ NEEDS_ANOTHER_USER = {
     "ex0_weighted_sum__stop_each_process": "SIGSTOPs every process in /proc it may signal: as the grader's user, the test run included: never run without the sandbox or a user of the children's own",
     "ex0_weighted_sum__write_grader_folders": "rewrites the grader's checks, solutions and code, which the next grading would use",
     "ex0_weighted_sum__hardlink_runtime": "replaces the submission's files with hard links to the solutions (the grader refuses them when it reads the folder again)",
+    "ex0_weighted_sum__answers_for_the_next_student": "leaves its answers in folders of its own below root's sticky /tmp/.X11-unix (and others) for the next student's code to load: nothing of the grader's own user is removed there",
+    "ex3_scaling__answers_in_every_sticky_folder": "leaves its answers straight in every sticky world-writable folder of root's for a later grading's code to load",
 }
 SANDBOX_ONLY = NEEDS_NAMESPACES if OWN_USER else {**NEEDS_NAMESPACES, **NEEDS_ANOTHER_USER}
 # --sandbox off: the attack may kill the grading process itself, so there may
@@ -539,6 +551,8 @@ class Outcome:
     project_after: dict
     survivors: list
     report_after_cleanup: dict | None  # the JSON file read again once the attack's processes had their chance
+    loader: dict | None = None  # an attack across students: the later student's report (its ``loader`` role)
+    loader_stdout: str = ""
 
     @property
     def changed(self) -> bool:
@@ -565,10 +579,33 @@ def as_notebook(source: bytes, exercise: str) -> bytes:
     return head + text + tail
 
 
-def attack_source(attack: str, tag: str, attack_dir: str, port: int) -> bytes:
+def attack_source(attack: str, tag: str, attack_dir: str, port: int, role: str = "writer") -> bytes:
     with open(os.path.join(ATTACKS_DIR, attack + ".py"), "rb") as f:
         source = f.read()
-    return source.replace(b"__ATTACK_TAG__", tag.encode()).replace(b"__ATTACK_DIR__", attack_dir.encode()).replace(b"__ATTACK_PORT__", str(port).encode())
+    source = source.replace(b"__ATTACK_TAG__", tag.encode()).replace(b"__ATTACK_DIR__", attack_dir.encode())
+    return source.replace(b"__ATTACK_PORT__", str(port).encode()).replace(b"__ATTACK_ROLE__", role.encode())
+
+
+def across_students(attack: str) -> bool:
+    """Whether the attack is graded again as the loader of a later student."""
+    with open(os.path.join(ATTACKS_DIR, attack + ".py"), "rb") as f:
+        return b"__ATTACK_ROLE__" in f.read()
+
+
+ACROSS = [attack for attack in ATTACKS if across_students(attack)]
+STICKY = ("/tmp/.X11-unix", "/tmp/.ICE-unix")
+
+
+def make_sticky() -> list[str]:
+    """Root's sticky folders of ``STICKY`` that this machine lacks, made
+    (as root only: another user's would not be root's). Returns those made."""
+    made = []
+    for path in STICKY if os.geteuid() == 0 else ():
+        if not os.path.lexists(path):
+            os.mkdir(path)
+            os.chmod(path, 0o1777)
+            made.append(path)
+    return made
 
 
 def project_template(dest: str) -> str:
@@ -612,6 +649,7 @@ BY_THE_COMMAND_LINE = {
     "ex0_weighted_sum__double_fork_daemon",
     "ex0_weighted_sum__huge_output",
     "ex0_weighted_sum__endless_import",
+    "ex3_scaling__answers_in_every_sticky_folder",  # its loader by another grader, once the writer's has ended
 }
 
 
@@ -674,10 +712,33 @@ def run_attack(mode: str, attack: str, root: str, port: int, starter: WarmStarte
         warm = warm_graders.take(MODE_OPTIONS[mode][1])
         project = warm.project
     try:
-        return _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starter, warm)
+        out = _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starter, warm)
+        if across_students(attack) and mode != NOTEBOOK:
+            out.loader, out.loader_stdout = _grade_loader(mode, attack, exercise, tag, attack_dir, project, port, starter, warm)
+        return out
     finally:
         if warm is not None:
             warm_graders.give_back(warm)
+
+
+def _grade_loader(mode, attack, exercise, tag, attack_dir, project, port, starter, warm) -> tuple:
+    """The attack as ``loader`` in a second student's submission, graded
+    once the writer's grading is over, as it was: by the same warm grader,
+    or by a grader of its own. Returns its report and stdout."""
+    folder = make_submission(os.path.join(attack_dir, "loader"), base=os.path.join(project, "solutions"))
+    with open(os.path.join(folder, exercise + ".py"), "wb") as f:
+        f.write(attack_source(attack, tag, attack_dir, port, role="loader"))
+    json_path = folder + "-results.json"
+    args = [folder, "--json", json_path, "--only", exercise]
+    env = {**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE}
+    try:
+        if warm is None:
+            stdout = starter.run(["grade", *args, *MODE_OPTIONS[mode]], cwd=project, env=env, timeout=600).stdout
+        else:
+            stdout = warm.grade(args)[1]
+    finally:
+        kill_and_reap(wait_for_none(tag))
+    return (json.loads(_read(json_path)) if os.path.exists(json_path) else None), stdout
 
 
 def _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starter, warm) -> Outcome:
@@ -778,6 +839,7 @@ class Catalogue:
     def __init__(self, pairs, root: str):
         self.starter = WarmStarter()
         self.root = root
+        self.made_sticky = make_sticky()
         project_template(os.path.join(root, "template"))
         self.warm_graders = WarmGraders(root, WORKERS)
         self.listener = Listener()
@@ -797,6 +859,11 @@ class Catalogue:
         self.warm_graders.close()
         self.listener.close()
         self.starter.close()
+        for path in self.made_sticky:
+            try:
+                os.rmdir(path)  # the machine's to use from now on too, unless empty
+            except OSError:
+                pass
 
 
 _started: Catalogue | None = None  # started by start_in_background, right after collection
@@ -918,6 +985,30 @@ def _syntax_error_line(attack: str) -> int:
 
 def _summary(out: Outcome, exercise: str) -> str:
     return "\n".join(f"{t['name']}: {t['score']}/{t['max_score']}\n{t['output']}" for t in out.results["tests"] if t["tags"][0] == exercise)
+
+
+@pytest.mark.parametrize(("mode", "attack"), mode_params(ACROSS))
+def test_answers_left_for_a_later_student(outcomes, mode, attack, full_marks):
+    """The writer left its answers in root's sticky world-writable folders
+    (it says how many places it used: without the sandbox several); the loader, a
+    later student's code, found none of them and earns 0 with the stub's
+    feedback, but where children run as the grader's own user (SANDBOX_ONLY:
+    nothing of that user is removed), where it loads them and earns full
+    marks."""
+    exercise = exercise_of(attack)
+    out = outcomes(mode, attack)
+    stashed = [int(n) for n in re.findall(r"STASHED: (\d+)", "\n".join(_strings(out.results)))]
+    assert stashed, out.stdout
+    if mode == "off":
+        assert stashed[-1] >= 2, out.stdout  # several places
+    assert out.loader is not None, out.loader_stdout
+    points = points_by_exercise(out.loader)[exercise]
+    if unconfined(mode, attack):
+        assert points == full_marks[exercise], out.loader_stdout
+    else:
+        assert "LOADED:" not in out.loader_stdout, out.loader_stdout
+        assert points == 0
+        assert all("not implemented yet" in t["output"] for t in out.loader["tests"] if t["tags"][0] == exercise)
 
 
 def test_catalogue_is_complete():
