@@ -462,3 +462,29 @@ def test_readme_canvas_and_moodle_commands(tmp_path):
     assert g["104"]["late_days"] == "1" and g["104"]["time_source"] == "times: times.csv"
     assert {r[1]: r[6] for r in canvas_rows[3:]}["101"] == "50"
     assert {r[0]: r[4] for r in moodle_rows[1:]}["Participant 2001"] == "100"
+
+
+def test_a_moodle_zip_a_student_shaped_badly_and_a_timestamp_of_their_own(tmp_path):
+    """The class zip holds a file and a folder of one name in Li Hua's
+    folder: the batch ends with every row, hers noted. Bo Chen's own
+    timestamp.txt says early; the worksheet says a day late, and counts."""
+    li, bo, ana = "Li Hua_2001_assignsubmission_file", "Bo Chen_2002_assignsubmission_file", "Ana María_2003_assignsubmission_file"
+    solution = (SOLUTIONS / EX0.filename).read_bytes()
+    with zipfile.ZipFile(tmp_path / "moodle.zip", "w") as z:
+        z.writestr(f"{li}/hw", b"a file")
+        z.writestr(f"{li}/hw/{EX0.filename}", solution)
+        z.writestr(f"{bo}/{EX0.filename}", solution)
+        z.writestr(f"{bo}/timestamp.txt", "2026-12-01 00:00:00.000000 UTC")
+        z.writestr(f"{ana}/{EX0.filename}", solution)
+    sheet = [WORKSHEET[0]] + [[f"Participant {pid}", "", "", "Submitted for grading", "", "100.00", "Yes", when, "", "-", ""] for pid, when in (
+        ("2001", "Thursday, 10 December 2026, 10:00 AM"), ("2002", "Friday, 11 December 2026, 9:05 AM"), ("2003", "Thursday, 10 December 2026, 11:00 PM"))]
+    write_gradebook(tmp_path / "worksheet.csv", sheet)
+    (tmp_path / "course.toml").write_text("due = 2026-12-10T23:59:00\ntimezone = \"Asia/Shanghai\"\nlate_penalty_per_day = 10\n", encoding="utf-8")
+    proc = grader("batch", tmp_path / "moodle.zip", "--out", tmp_path / "out", "--policy", tmp_path / "course.toml", "--worksheet", tmp_path / "worksheet.csv")
+    assert proc.returncode == 0, proc.stderr
+    g = grades(tmp_path / "out")
+    assert sorted(g) == ["2001", "2002", "2003"]
+    assert "class zip" in g["2001"]["note"] and "class zip" not in g["2002"]["note"] + g["2003"]["note"]
+    assert (g["2002"]["late_days"], g["2002"]["time_source"]) == ("1", "worksheet: worksheet.csv")
+    assert float(g["2002"]["raw"]) == float(g["2003"]["raw"]) == EX0.points
+    assert float(g["2002"]["total"]) == pytest.approx(EX0.points * 0.9)
