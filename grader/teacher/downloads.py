@@ -8,7 +8,12 @@ DIR (a folder, or a zip of the whole class) is one of
   ``lib/content_zipper.rb``: the name is the sortable name, lowercased,
   without what is not a word character; ``LATE`` when the submission was
   late; ``anon_<id>`` in place of name and user id under anonymous
-  grading). Students are keyed by user id. A file the student uploaded
+  grading). Students are keyed by user id. The student chooses the name
+  and the file name on either side of Canvas's fields, and either may hold
+  numbers between underscores: a file name is read as Canvas wrote it where
+  that is sure (``canvas_readings``, ``_choose``, ``_canvas_readings``),
+  and a file that could be one student's or another's is graded for
+  neither, each told (the teacher renames it). A file the student uploaded
   again under a name they had used comes back as ``name-1.py``; where two
   files give one exercise, the newest upload (the larger attachment id)
   is graded and the note says which was not;
@@ -20,13 +25,16 @@ DIR (a folder, or a zip of the whole class) is one of
   the number of the grading worksheet's "Participant N". Online text is
   not graded: the student's note says so;
 - anything else is ``intake.discover``'s: a folder or zip per student, or
-  nbgrader's collected layout (``timestamp.txt`` gives the time).
+  nbgrader's collected layout (nbgrader's ``timestamp.txt`` gives the time;
+  no file in a platform's download does: a student can put one there).
 
 A platform's files are copied into a folder per student under the work
 folder, by their original names, and graded from there; a student who sent
 a single zip has that zip read as ``intake`` reads any. Every rule of
 ``intake`` holds: nothing followed through a symbolic link, sizes checked
-while reading, bad input a note and never an exception.
+while reading, bad input a note and never an exception. A class zip's
+member that cannot be unpacked (a file and a folder of one name, a name
+given twice, too large) is a note for the student it belongs to.
 """
 import os
 import re

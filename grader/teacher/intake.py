@@ -5,7 +5,9 @@ A student hands in any one of
 - a folder ``DIR/<id>/`` with the exercise files (also in a nested
   ``exercises/`` folder, or any folder a few levels down);
 - a zip ``DIR/<id>.zip`` (the same layouts inside);
-- nbgrader's collected layout ``DIR/<id>/<assignment>/``.
+- nbgrader's collected layout ``DIR/<id>/<assignment>/``, whose
+  ``timestamp.txt`` (nbgrader's exchange writes it) gives the submission
+  time when the whole class is in that layout (``_nbgrader_times``).
 
 ``discover`` returns one ``Entry`` per student id: the folder to grade (or
 None when there is nothing to grade) and notes saying what was odd, one

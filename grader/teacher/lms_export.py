@@ -8,7 +8,9 @@ into the file the platform imports.
   "SIS Login ID", "Section", then the assignments; a "Points Possible" row
   (and a "Manual Posting" row when grades are posted by hand) before the
   students. Students are matched by Canvas id, then SIS login (or SIS user
-  id), then name.
+  id), then name. The Points Possible row is the one Canvas writes there,
+  its ids empty (``_points_possible``); a student may take that name, and
+  their row is neither filled nor written (``_misread_as_points_possible``).
 - ``moodle``: the offline grading worksheet (``moodle_worksheet``) with its
   "Grade" filled and its "Feedback comments" a short plain-text summary:
   points per exercise, mistakes found and the late penalty. Matched by
@@ -16,10 +18,11 @@ into the file the platform imports.
 
 The grade is grades.csv's ``total`` (after any late penalty), scaled to
 the platform's points possible when the assignment there is out of another
-number (the line printed says so). Every other cell, row, the byte-order
+number (the line printed says so). Every other cell, row (but a
+student's row Canvas would take for Points Possible), the byte-order
 mark and the separator stay as they were. Every student of either side
-left unmatched is listed; the file is then not written, unless
-``--allow-unmatched``. No cell we write starts with what a spreadsheet
+left unmatched, or in such a row, is listed; the file is then not written,
+unless ``--allow-unmatched``. No cell we write starts with what a spreadsheet
 would run.
 """
 import re
