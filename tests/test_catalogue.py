@@ -65,6 +65,8 @@ DIAGNOSES = [
     # A shift by one number for the whole batch, or by something other than each row's max: which row is not finite says which.
     ("ex0_weighted_sum__shift_by_global_max", "test_large_scores_do_not_overflow", ["one number (the largest score of the whole batch)", "its own largest score"]),
     ("ex0_weighted_sum__shift_by_row_mean", "test_large_scores_do_not_overflow", ["not its largest score", "no exponent is above 0"]),
+    ("ex0_weighted_sum__squeeze_drops_a_batch_of_one", "test_more_batch_dims_and_one_position", ["batch dim of size 1 was dropped", "only the dim you added"]),
+    ("ex0_weighted_sum__sum_then_squeeze", "test_more_batch_dims_and_one_position", ["batch dim of size 1 was dropped"]),
     ("ex0_weighted_sum__float32_cast", "test_float64", ["dtype torch.float32", "the dtype is torch.float32, expected torch.float64"]),
     ("ex1_averaging__triu", "test_matrix_values", ["torch.tril"]),
     ("ex1_averaging__triu", "test_rows_sum_to_one_no_future", ["never the future"]),

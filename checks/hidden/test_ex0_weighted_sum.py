@@ -91,3 +91,20 @@ def test_more_batch_dims_and_one_position(sub, ref):
         ref.weighted_sum(one_s, one_v),
         what=t("只有一个位置（T = 1）：输出就是那个位置的值", "a single position (T = 1): the output is that position's value"),
     )
+    # A batch dim of size 1 is a batch dim like any other: it stays in the result.
+    lone_s, lone_v = randn(1, T, seed=14), randn(1, T, C, seed=15)
+    want = ref.weighted_sum(lone_s, lone_v)
+    expect_close(
+        sub.weighted_sum(lone_s, lone_v),
+        want,
+        what=t(f"一批只有一行：scores (1, {T})、values (1, {T}, {C})，结果 (1, {C})", f"a batch of one row: scores (1, {T}) and values (1, {T}, {C}), the result (1, {C})"),
+        diagnoses=lambda: [
+            (
+                want.squeeze(),
+                t(
+                    "大小为 1 的批维度被去掉了：去掉所有大小为 1 的维度，也去掉了批维度。只去掉你自己加上的那一维。",
+                    "The batch dim of size 1 was dropped: removing every dim of size 1 removes batch dims too. Remove only the dim you added yourself.",
+                ),
+            )
+        ],
+    )
