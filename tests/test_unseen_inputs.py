@@ -239,11 +239,14 @@ def recorded(release, tmp_path_factory) -> list:
     them, with the reference's answer: JSON lines {"key", "name", "answer"}."""
     work = tmp_path_factory.mktemp("recorder")
     # It writes outside its folder: no sandbox (the release's default for a
-    # student's own copy), and into a folder any user may write, since a
-    # root grader's children run as a user of their own.
+    # student's own copy), into a file any user may write, since a root
+    # grader's children run as a user of their own; the file is this test's
+    # (the grader removes what that user creates once its exercise ends).
     shared = tempfile.mkdtemp(prefix="recorder-", dir="/tmp")
-    os.chmod(shared, 0o777)
     table_file = os.path.join(shared, "table.jsonl")
+    open(table_file, "w").close()
+    os.chmod(table_file, 0o666)
+    os.chmod(shared, 0o755)
     folder = make_submission(work / "recorder", recorder_sources(table_file))
     try:
         proc = in_release(release, "grade", folder, "--sandbox", "off", "--json", str(work / "results.json"))
