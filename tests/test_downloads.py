@@ -215,3 +215,16 @@ def test_matching_an_export_tries_ids_in_order_then_names_and_never_guesses():
     assert m.rows == {"101": 2, "jsmith": 1, "7": 3}
     assert m.ours_unmatched == ["8 (Wang Fang)", "9"]
     assert m.theirs_without_result == ["Wang Fang (557)", "Wang Fang (558)"]
+
+
+def test_an_anonymous_download_is_read_as_one(tmp_path):
+    """Under anonymous grading every file is ``anon_<id>``, and an id of
+    digits alone also reads as a student named "anon": the download as a
+    whole says which."""
+    d = tmp_path / "dl"
+    d.mkdir()
+    (d / "anon_12345_901_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    (d / "LATE_anon_x8Yz2_902_ex0_weighted_sum.py").write_bytes(SOLUTION)
+    found = downloads.read(str(d), str(tmp_path / "work"))
+    assert [(e.student_id, e.marked_late) for e in found.entries] == [("anon_12345", False), ("anon_x8Yz2", True)]
+    assert all(e.folder and not e.notes for e in found.entries)
