@@ -99,6 +99,9 @@ GRADEBOOK = [
     ["O'Brien, Seán", "105", "", "sobrien", "Section B", "7.00", "", "7.00", "7.00", "70.00", "70.00", "70.00", "70.00"],
     ["Student, Test", "999", "", "test_student", "Section A", "", "", "", "", "", "", "", ""],
 ]
+# Canvas's own Test Student, as its exporter writes it: after every student,
+# the login Canvas::Security.hmac_sha1("Test Student_<id>") (40 hex digits).
+TEST_STUDENT_ROW = ["Student, Test", "1000", "", "6f1ed002ab5595859014ebf0951522d9ab8a3e1c", "Section A", "", "", "", "", "", "", "", ""]
 
 
 def write_gradebook(path: Path, rows, bom=False, delimiter=","):
@@ -369,10 +372,9 @@ def test_moodle_late_work_from_the_worksheet(moodle):
 def test_moodle_export_fills_grade_and_comments_cell_by_cell(moodle, tmp_path):
     to = tmp_path / "filled.csv"
     args = ("export", "moodle", moodle["tmp"] / "out", "--worksheet", moodle["tmp"] / "worksheet.csv", "--to", to)
-    refused = grader(*args)
-    assert refused.returncode == 1 and "Bo Chen (2004)" in refused.stderr and not to.exists()
-    done = grader(*args, "--allow-unmatched")
+    done = grader(*args)  # Bo Chen (2004) has "No submission": left alone, not a reason to stop
     assert done.returncode == 0, done.stderr
+    assert "left alone: “No submission” in Moodle's worksheet: Bo Chen (2004)" in done.stderr
     g = grades(moodle["tmp"] / "out")
     got = rows_of(to)
     assert len(got) == len(WORKSHEET)
@@ -389,6 +391,55 @@ def test_moodle_export_fills_grade_and_comments_cell_by_cell(moodle, tmp_path):
     by_pid = {r[0]: r for r in got}
     assert "softmax" in by_pid["Participant 2003"][comments].lower()  # the mistake the checks found, by name
     assert "1 day(s) late" not in by_pid["Participant 2001"][comments]
+
+
+def test_platform_rows_not_to_grade_are_left_alone_and_real_mismatches_stop(canvas, moodle, tmp_path):
+    """Canvas's Test Student in other shapes (a translated name with its
+    hashed login; the LastName/FirstName layout; two sections' worth, last)
+    and Moodle's "No submission" with more after it are left alone, the file
+    written. A student who only calls themselves "Test Student", among the
+    others, and a Moodle draft with no result still stop the export."""
+    def export(platform, *args):
+        to = tmp_path / f"{platform}-{len(list(tmp_path.iterdir()))}.csv"
+        out = (canvas if platform == "canvas" else moodle)["tmp"] / "out"
+        return grader("export", platform, out, *args, "--to", to), to
+
+    everyone = GRADEBOOK[:-1] + [["Gone, Student", "106", "", "gone", "Section A", *[""] * 8]]
+    hashed = "d" * 40
+    # A translated Test Student (Canvas in Chinese), known by its hashed login; and the English one after it.
+    write_gradebook(tmp_path / "zh.csv", everyone + [["学生, 测试", "2000", "", hashed, "Section B", *[""] * 8], ["Student, Test", "2001", "", "e" * 40, "Section A", *[""] * 8]])
+    proc, to = export("canvas", "--gradebook", tmp_path / "zh.csv", "--column", "Attention (777)")
+    assert proc.returncode == 0, proc.stderr
+    assert "left alone: Canvas's Test Student (Student View), not a student: Student, Test (2001), 学生, 测试 (2000)" in proc.stderr
+    assert rows_of(to)[-2:] == [["学生, 测试", "2000", "", hashed, "Section B", *[""] * 8], ["Student, Test", "2001", "", "e" * 40, "Section A", *[""] * 8]]
+    # LastName, FirstName columns.
+    split = [["LastName", "FirstName", *GRADEBOOK[0][1:]]] + [[r[0].split(", ")[0], (r[0].split(", ") + [""])[1], *r[1:]] for r in everyone[1:] + [TEST_STUDENT_ROW]]
+    split[1][:2] = ["", ""]
+    split[2][:2] = ["    Points Possible", ""]
+    write_gradebook(tmp_path / "split.csv", split)
+    proc, to = export("canvas", "--gradebook", tmp_path / "split.csv", "--column", "Attention (777)")
+    assert proc.returncode == 0 and "not a student: Student, Test (1000)" in proc.stderr, proc.stderr
+    # A real student named "Test Student" with no result, among the others: not Canvas's, so the export stops.
+    write_gradebook(tmp_path / "named.csv", everyone[:4] + [["Student, Test", "3000", "", "tstudent", "Section A", *[""] * 8]] + everyone[4:] + [TEST_STUDENT_ROW])
+    proc, to = export("canvas", "--gradebook", tmp_path / "named.csv", "--column", "Attention (777)")
+    assert proc.returncode == 1 and not to.exists()
+    assert "no result, a student of the platform's file not in the batch: Student, Test (3000)" in proc.stderr
+    assert "not a student: Student, Test (1000)" in proc.stderr
+
+    # Moodle: "No submission" followed by what else col_status says; a draft without a result stops it.
+    sheet = [list(r) for r in WORKSHEET]
+    sheet[4][3] = "No submission - Overdue by: 3 days 2 hours"
+    sheet.append(["Participant 2006", "Kai Wu", "kai@example.edu", "No submission - Extension granted until: Friday, 18 December 2026, 11:59 PM", "", "100.00", "Yes", "-", "", "-", ""])
+    write_gradebook(tmp_path / "sheet.csv", sheet)
+    proc, to = export("moodle", "--worksheet", tmp_path / "sheet.csv")
+    assert proc.returncode == 0, proc.stderr
+    assert "left alone: “No submission” in Moodle's worksheet: Bo Chen (2004), Kai Wu (2006)" in proc.stderr
+    assert rows_of(to)[4] == sheet[4] and rows_of(to)[6] == sheet[6]
+    sheet[6][3] = "Draft (not submitted)"
+    write_gradebook(tmp_path / "draft.csv", sheet)
+    proc, to = export("moodle", "--worksheet", tmp_path / "draft.csv")
+    assert proc.returncode == 1 and not to.exists()
+    assert "no result, a student of the platform's file not in the batch: Kai Wu (2006)" in proc.stderr and "Bo Chen (2004)" in proc.stderr
 
 
 def test_the_gradebook_has_nbgraders_late_penalty(canvas, tmp_path):
@@ -441,7 +492,11 @@ def test_without_a_policy_grades_csv_is_as_before(canvas, tmp_path):
 
 def test_readme_canvas_and_moodle_commands(tmp_path):
     """The README's "Teachers: Canvas and Moodle" commands, run as written,
-    with its course.toml, on a Canvas and a Moodle download."""
+    with its course.toml, on a Canvas and a Moodle download whose files
+    hold what every real class's do: Canvas's Test Student, last in the
+    gradebook, and a Moodle participant with "No submission". Each export
+    ends with 0, lists them as left alone and writes the file, their rows
+    as they were."""
     sys.path.insert(0, str(ROOT / "tests"))
     from readme_sections import Shell, blocks, commands
 
@@ -449,19 +504,31 @@ def test_readme_canvas_and_moodle_commands(tmp_path):
     (tmp_path / "times.csv").write_text("student_id,submitted_at\n104,2026-12-11T10:00:00+08:00\n", encoding="utf-8")
     shutil.make_archive(str(tmp_path / "canvas-submissions"), "zip", canvas_download(tmp_path / "canvas"))
     shutil.make_archive(str(tmp_path / "moodle-submissions"), "zip", moodle_download(tmp_path / "moodle", flat=False))
-    # Every student on both sides, so that the commands need no --allow-unmatched.
-    write_gradebook(tmp_path / "canvas-gradebook.csv", GRADEBOOK[:-1] + [["Gone, Student", "106", "", "gone", "Section A", *[""] * 8]])
-    write_gradebook(tmp_path / "moodle-worksheet.csv", [r for r in WORKSHEET if r[1] != "Bo Chen"])
+    gradebook = GRADEBOOK[:-1] + [["Gone, Student", "106", "", "gone", "Section A", *[""] * 8], TEST_STUDENT_ROW]
+    write_gradebook(tmp_path / "canvas-gradebook.csv", gradebook)
+    write_gradebook(tmp_path / "moodle-worksheet.csv", WORKSHEET)  # Bo Chen (2004): "No submission"
     shell = Shell(tmp_path)
     (block,) = blocks("Teachers: Canvas and Moodle", "bash")
-    ran = [shell.run(argv) for argv in commands(block)]
+    argvs = commands(block)
+    assert [a[4:6] for a in argvs] == [["batch", "canvas-submissions.zip"], ["export", "canvas"], ["batch", "moodle-submissions.zip"], ["export", "moodle"]]
+    ran = [shell.run(argv) for argv in argvs]  # each must end with 0
     assert ran[0].stdout.splitlines()[0].endswith("Canvas's Download Submissions")
     assert ran[2].stdout.splitlines()[0].endswith("Moodle's Download all submissions")
+    canvas_said, moodle_said = ran[1].stdout + ran[1].stderr, ran[3].stdout + ran[3].stderr
+    assert "left alone: Canvas's Test Student (Student View), not a student: Student, Test (1000)" in canvas_said
+    assert "filled 6 名学生 / students" in canvas_said and "1 行未改动 / rows left alone" in canvas_said
+    assert "left alone: “No submission” in Moodle's worksheet: Bo Chen (2004)" in moodle_said
+    assert "filled 4 名学生 / students" in moodle_said
+    assert "not written" not in canvas_said + moodle_said and "no result" not in canvas_said + moodle_said
     canvas_rows, moodle_rows = rows_of(tmp_path / "canvas-import.csv"), rows_of(tmp_path / "moodle-filled.csv")
     g = grades(tmp_path / "canvas-out")
     assert g["104"]["late_days"] == "1" and g["104"]["time_source"] == "times: times.csv"
-    assert {r[1]: r[6] for r in canvas_rows[3:]}["101"] == "50"
-    assert {r[0]: r[4] for r in moodle_rows[1:]}["Participant 2001"] == "100"
+    by_id = {r[1]: r for r in canvas_rows[3:]}
+    assert by_id["101"][6] == "50" and by_id["1000"] == TEST_STUDENT_ROW  # the Test Student's row as it was
+    assert len(canvas_rows) == len(gradebook)
+    by_pid = {r[0]: r for r in moodle_rows[1:]}
+    assert by_pid["Participant 2001"][4] == "100" and by_pid["Participant 2004"] == WORKSHEET[4]
+    assert len(moodle_rows) == len(WORKSHEET)
 
 
 def test_a_moodle_zip_a_student_shaped_badly_and_a_timestamp_of_their_own(tmp_path):

@@ -20,15 +20,21 @@ The grade is grades.csv's ``total`` (after any late penalty), scaled to
 the platform's points possible when the assignment there is out of another
 number (the line printed says so). Every other cell, row (but a
 student's row Canvas would take for Points Possible), the byte-order
-mark and the separator stay as they were. Every student of either side
-left unmatched, or in such a row, is listed; the file is then not written,
-unless ``--allow-unmatched``. No cell we write starts with what a spreadsheet
-would run.
+mark and the separator stay as they were. No cell we write starts with
+what a spreadsheet would run.
+
+Rows the platform itself says are not to be graded are left alone and
+listed as such, and the file is written: Canvas's Test Student
+(``_canvas_test_students``) and a Moodle participant whose status is "No
+submission" (``_moodle_no_submission``), when the batch has no result for
+them. Every other student of either side left unmatched, or in a row
+Canvas would read as Points Possible, is listed; the file is then not
+written, and the exit code is 1, unless ``--allow-unmatched``.
 """
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grader.exercises import EXERCISES
 from grader.teacher import class_data, platform_csv
@@ -76,6 +82,17 @@ class Matching:
     rows: dict[str, int]  # student id -> row index
     ours_unmatched: list[str]  # "id (name)"
     theirs_without_result: list[str]  # the platform row's name and id
+    theirs_left: dict[int, str] = field(default_factory=dict)  # row index -> how it is shown, for each in theirs_without_result
+
+    def leave_alone(self, indices) -> list[str]:
+        """Rows of the platform's without a result that the platform says
+        are not to be graded: out of ``theirs_without_result``, and how
+        each is shown, for the list of those left alone."""
+        shown = [self.theirs_left[i] for i in indices if i in self.theirs_left]
+        for i in indices:
+            self.theirs_left.pop(i, None)
+        self.theirs_without_result = list(self.theirs_left.values())
+        return shown
 
 
 def match(students: list, rows: dict[int, dict], keys: list[str]) -> Matching:
@@ -101,8 +118,8 @@ def match(students: list, rows: dict[int, dict], keys: list[str]) -> Matching:
                     break
     # Names as the terminal shows them: a student chooses their platform name.
     ours = [visible(f"{s.id}" + (f" ({s.name})" if s.name else ""), name=True) for s in students if s.id not in found]
-    theirs = [visible(f"{r.get('name', '')} ({r.get(keys[0], '')})", name=True) for i, r in rows.items() if i not in taken]
-    return Matching(found, ours, theirs)
+    theirs = {i: visible(f"{r.get('name', '')} ({r.get(keys[0], '')})", name=True) for i, r in rows.items() if i not in taken}
+    return Matching(found, ours, list(theirs.values()), theirs)
 
 
 def comment(s, data) -> str:
@@ -123,10 +140,19 @@ def comment(s, data) -> str:
     return text_cell("\n".join(lines))
 
 
-def _report(m: Matching, written: int, to: str, allow: bool, data=None, misread: dict | None = None) -> int:
+def _report(m: Matching, written: int, to: str, allow: bool, data=None, misread: dict | None = None, left_alone: dict | None = None) -> int:
+    """What the export did, on stderr, and its exit code: 1 (and nothing
+    written) when a student is left unmatched without ``--allow-unmatched``.
+    ``left_alone``: (Chinese, English) of why -> the platform's rows left as
+    they were because the platform says they are not to be graded; listed,
+    never a reason to stop."""
     for s in data.students if data else []:
         if not s.graded and s.id in m.rows:
             _err(f"未评分，填 {s.total:g} / not graded, {s.total:g} filled in: {s.id}: {s.why_not_graded or s.note}")
+    alone = sum(len(who) for who in (left_alone or {}).values())
+    for (zh, en), who in (left_alone or {}).items():
+        if who:
+            _err(f"未改动：{zh} / left alone: {en}: {', '.join(who)}")
     for who in m.ours_unmatched:
         _err(f"未匹配：平台文件里找不到 / not matched, not in the platform's file: {who}")
     for who in m.theirs_without_result:
@@ -140,7 +166,12 @@ def _report(m: Matching, written: int, to: str, allow: bool, data=None, misread:
     if left and not allow:
         _err(f"未写入 / not written: {left} 名学生未匹配 / students left unmatched (--allow-unmatched writes it anyway)")
         return 1
-    print(f"已填 / filled {written} 名学生 / students → {to}" + (f"; {left} 名未匹配 / left unmatched" if left else ""), flush=True)
+    print(
+        f"已填 / filled {written} 名学生 / students → {to}"
+        + (f"; {alone} 行未改动 / rows left alone" if alone else "")
+        + (f"; {left} 名未匹配 / left unmatched" if left else ""),
+        flush=True,
+    )
     return 0
 
 
@@ -170,6 +201,7 @@ def _canvas(args, data) -> int:
         rows[i] = {"name": name, **{k: cells[c] for k, c in cols.items() if c is not None}}
     m = match(data.students, rows, [k for k, c in cols.items() if c is not None])
     misread = _misread_as_points_possible(table, rows, m)
+    left_alone = {TEST_STUDENT: m.leave_alone(_canvas_test_students(rows, m))}
     scale = (possible[1] / FULL_MARKS) if possible[1] and possible[1] != FULL_MARKS else 1.0
     if scale != 1.0:
         print(f"按 Canvas 的满分换算 / scaled to Canvas's points possible: {FULL_MARKS:g} → {possible[1]:g}", flush=True)
@@ -178,7 +210,7 @@ def _canvas(args, data) -> int:
         row = table.rows[i]
         row.extend([""] * (col + 1 - len(row)))
         row[col] = _grade_text(by_id[sid].total * scale, table.delimiter == ";")
-    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data, misread)
+    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data, misread, left_alone)
     if code == 0:
         table.rows = [r for i, r in enumerate(table.rows) if i not in misread]
         table.write(args.to)
@@ -202,6 +234,35 @@ def _points_possible(table, col: int, cols: dict) -> tuple[int | None, float | N
             return i, _number(cells[col])
         return None, None
     return None, None
+
+
+TEST_STUDENT = ("Canvas 的测试学生（学生视图），不是学生", "Canvas's Test Student (Student View), not a student")
+NO_SUBMISSION = ("Moodle 评分表里的 “No submission”（没有提交）", "“No submission” in Moodle's worksheet")
+# Canvas's Test Student: the user ``Course#student_view_student`` makes,
+# named "Test Student" (the gradebook shows the sortable name "Student,
+# Test"), with a login that is ``Canvas::Security.hmac_sha1("Test
+# Student_<id>")``: 40 hex digits (app/models/course.rb).
+_TEST_STUDENT_NAMES = {name_key("Student, Test"), name_key("Test Student")}
+_HMAC_SHA1 = re.compile(r"[0-9a-f]{40}")
+
+
+def _canvas_test_students(rows: dict, m: Matching) -> list[int]:
+    """Row indices of Canvas's Test Student(s) among the rows without a
+    result. Canvas's exporter writes the Student View enrollments after
+    every other student (lib/gradebook_exporter.rb, ``enrollments_for_csv``:
+    ``partition { |e| e.type != "StudentViewEnrollment" }``), so they are
+    the last rows of the file; each has the Test Student's name or its
+    hashed login (the name is translated where Canvas is not in English).
+    A student who merely calls themselves "Test Student" is matched by id
+    first, or is not in that last run of rows, and is not left alone."""
+    found = []
+    for i in sorted(rows, reverse=True):
+        r = rows[i]
+        login = r.get("SIS Login ID", "").strip()
+        if i in m.rows.values() or not (name_key(r.get("name", "")) in _TEST_STUDENT_NAMES or _HMAC_SHA1.fullmatch(login)):
+            break
+        found.append(i)
+    return found
 
 
 def _misread_as_points_possible(table, rows: dict, m: Matching) -> dict[int, str]:
@@ -230,6 +291,7 @@ def _moodle(args, data) -> int:
         i = line - 1
         rows[i] = {"pid": pid, "name": row[name_col] if name_col is not None and name_col < len(row) else "", "email": row[email_col] if email_col is not None and email_col < len(row) else ""}
     m = match(data.students, rows, ["pid", "email"])
+    left_alone = {NO_SUBMISSION: m.leave_alone([i for i in m.theirs_left if sheet.no_submission(table.rows[i])])}
     if sheet.comments is None:
         _err("评分表没有 “Feedback comments” 列（作业未启用反馈评语）：只填成绩 / the worksheet has no “Feedback comments” column (feedback comments are off in the assignment): grades only")
     by_id = {s.id: s for s in data.students}
@@ -247,7 +309,7 @@ def _moodle(args, data) -> int:
             row[sheet.comments] = comment(s, data)
     for most in sorted(scaled):
         print(f"按 Moodle 的满分换算 / scaled to Moodle's maximum grade: {FULL_MARKS:g} → {most:g}", flush=True)
-    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data)
+    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data, left_alone=left_alone)
     if code == 0:
         table.write(args.to)
     return code

@@ -6,11 +6,15 @@ a comment (``export moodle``).
 Its shape is Moodle's (``mod/assign/gradingtable.php``,
 ``mod/assign/feedback/offline/``): columns are found by their English
 header text, as Moodle's own import finds them ("Identifier", "Grade",
-"Maximum Grade", "Last modified (submission)", "Feedback comments"); the
-identifier is "Participant N", N the participant id that also names the
+"Maximum Grade", "Last modified (submission)", "Feedback comments",
+"Status"); the identifier is "Participant N", N the participant id that also names the
 student's folder in "Download all submissions"; times are
 ``userdate``'s "%A, %d %B %Y, %I:%M %p" ("Monday, 3 March 2025, 2:05
 PM") in the downloading teacher's time zone, "-" when there is none.
+"Status" is ``col_status``'s text with its parts joined by " - ": first
+the submission status, "No submission" for a participant who has handed
+nothing in (lang/en/assign.php: ``submissionstatus_`` and
+``submissionstatus_new``), then "Overdue by: ...", "Graded", an extension.
 """
 import datetime
 import re
@@ -19,7 +23,8 @@ from grader.teacher import platform_csv
 from grader.teacher.platform_csv import PlatformFileError
 
 WHAT = "Moodle 评分表 / Moodle grading worksheet"
-IDENTIFIER, GRADE, MAXIMUM, SUBMITTED, COMMENTS = "Identifier", "Grade", "Maximum Grade", "Last modified (submission)", "Feedback comments"
+IDENTIFIER, GRADE, MAXIMUM, SUBMITTED, COMMENTS, STATUS = "Identifier", "Grade", "Maximum Grade", "Last modified (submission)", "Feedback comments", "Status"
+NO_SUBMISSION = "No submission"
 TIME_FORMAT = "%A, %d %B %Y, %I:%M %p"
 
 
@@ -37,6 +42,13 @@ class Worksheet:
             self.maximum = self.table.column("Maximum grade")  # the header's other spelling in Moodle's strings
         self.submitted = self.table.column(SUBMITTED)
         self.comments = self.table.column(COMMENTS)
+        self.status = self.table.column(STATUS)
+
+    def no_submission(self, row: list[str]) -> bool:
+        """Moodle says this participant handed nothing in."""
+        if self.status is None or self.status >= len(row):
+            return False
+        return row[self.status].strip().split(" - ")[0].strip() == NO_SUBMISSION
 
     def participants(self):
         """(line number, participant id, row) of each participant's row."""
