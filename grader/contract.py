@@ -351,8 +351,8 @@ def sampling_diagnoses(state: dict, tokens: torch.Tensor, T: int) -> list:
         kept = kept / kept.sum(-1, keepdim=True)
         if k == 1:
             hint = t(
-                "每次都取了概率最大的字：要按 softmax 的概率抽样，比如 torch.multinomial(probs, num_samples=1)。",
-                "It always takes the most likely token: draw from the softmax's probabilities, with torch.multinomial(probs, num_samples=1) for example.",
+                "每次都取了概率最大的字：要按 softmax 给出的概率抽样（torch.multinomial 就是做这个的），每个字都有机会。",
+                "It always takes the most likely token: draw from the softmax's probabilities (what torch.multinomial does), so that every token has its chance.",
             )
         else:
             hint = t(

@@ -54,7 +54,7 @@ REPRESENTATIVE = marked("representative")
 # (wrong file, check that must fail, words its feedback must contain)
 DIAGNOSES = [
     ("ex0_weighted_sum__softmax_dim0", "test_batched_random", ["softmax over dim 0", "dim=-1"]),
-    ("ex0_weighted_sum__matmul_without_unsqueeze", "test_batched_random", ["You computed weights @ values", "(B, B, C)", "unsqueeze(-2)"]),
+    ("ex0_weighted_sum__matmul_without_unsqueeze", "test_batched_random", ["You computed weights @ values", "(B, B, C)", "(B, 1, T)", "dimension of size 1 before T"]),
     # A size the public checks use, hard-coded: the public check itself draws another at the teacher's grading.
     ("ex6_block__three_heads_hard_coded", "test_multi_head_attention", ["parameters do not match the contract", "head_size=4"]),
     ("ex6_block__head_size_hard_coded", "test_multi_head_attention", ["parameters do not match the contract", "head_size=4"]),
@@ -75,7 +75,7 @@ DIAGNOSES = [
     ("ex1_averaging__mean_over_all_positions", "test_average_past_random", ["averaged over all positions"]),
     ("ex1_averaging__matrix_on_the_right", "test_average_past_ignores_the_future", ["on the left of x"]),
     ("ex1_averaging__integer_matrix", "test_matrix_is_float_and_size_one", ["integer matrix"]),
-    ("ex1_averaging__float32_matrix_only", "test_average_past_keeps_the_dtype", ["averaging_matrix(T).to(x.dtype) @ x"]),
+    ("ex1_averaging__float32_matrix_only", "test_average_past_keeps_the_dtype", ["different dtypes", "convert the matrix to x's dtype"]),
     ("ex2_scores__k_at_q_transposed", "test_small_example", ["not k @ qᵀ"]),
     ("ex3_scaling__divides_by_head_size", "test_example", ["divided by head_size itself"]),
     ("ex3_scaling__multiplies_by_sqrt", "test_example", ["multiplied by the square root"]),

@@ -25,10 +25,11 @@ def row_matmul(scores, values):
 
 ROW_MATMUL = t(
     "你写的是 weights @ values：对一行分数是对的，但对一批分数，(B, T) @ (B, T, C) 会广播成 (B, B, C)，"
-    "每一行权重和每一组 values 都乘了一遍。先把权重变成 (B, 1, T)：(weights.unsqueeze(-2) @ values).squeeze(-2)。",
+    "每一行权重和每一组 values 都乘了一遍。先在 T 前面给权重加一维，变成 (B, 1, T)，"
+    "每一行权重就只乘它自己那一组 values；乘完再去掉这一维。",
     "You computed weights @ values: right for one row of scores, but on a batch (B, T) @ (B, T, C) broadcasts to "
-    "(B, B, C), every row of weights against every batch of values. Make the weights (B, 1, T) first: "
-    "(weights.unsqueeze(-2) @ values).squeeze(-2).",
+    "(B, B, C), every row of weights against every batch of values. Give the weights a dimension of size 1 before T, "
+    "(B, 1, T), so that each row meets only its own batch of values; then drop that dimension again.",
 )
 BY_SUM = t(
     "你把分数除以分数之和当作权重；要用 softmax（分数之和可能是 0 或负数）。",

@@ -79,8 +79,8 @@ def test_average_past_keeps_the_dtype(sub, ref):
         if "Double" in exc.fault.detail or "Double" in exc.fault.message.en:
             exc.fault.detail += "\n" + str(
                 t(
-                    "矩阵和 x 的 dtype 不同，不能相乘：先把矩阵换成 x 的 dtype，averaging_matrix(T).to(x.dtype) @ x。",
-                    "The matrix and x have different dtypes and cannot be multiplied: bring the matrix to x's dtype first, averaging_matrix(T).to(x.dtype) @ x.",
+                    "矩阵和 x 的 dtype 不同，不能相乘：相乘之前先把矩阵转换成 x 的 dtype（张量的 .to 方法）。",
+                    "The matrix and x have different dtypes and cannot be multiplied: convert the matrix to x's dtype (a tensor's .to method) before multiplying.",
                 )
             )
         raise
