@@ -99,3 +99,34 @@ def test_a_row_without_points_is_zeros_and_names_only_when_asked(tmp_path):
     row = GradeRow.of("=s", None, [], "Ann")
     assert row.cells(named=False, late_columns=False) == ["'=s", *(["0"] * len(IDS)), "0", ""]
     assert row.cells(named=True, late_columns=True) == ["'=s", "Ann", *(["0"] * len(IDS)), "0", "0", "0", "", "", "0", ""]
+
+
+GRADED = "# 评分反馈 / Feedback\n\n总分 / total: **91 / 100**\n\n| 练习 / exercise | 得分 / points | 通过 / passed |\n"
+
+
+def bold_total(markdown: str) -> str:
+    (line,) = [line for line in markdown.splitlines() if line.startswith("总分 / total")]
+    return line
+
+
+def test_a_late_students_feedback_gives_the_total_after_the_penalty_in_bold(tmp_path):
+    """The bold total is what the student is given (what grades.csv and the
+    platform get), the points earned beside it; restated under another
+    penalty, then with none, it is worked out from the points earned each time."""
+    store = BatchOutput(str(tmp_path), "attention", late=True)
+    entry = Entry("s", str(tmp_path), [], "s", "0" * 64)
+    row = GradeRow.of("s", {**points(0), IDS[0]: 91}, [], "", late_by_two_days())
+    store.write_student(entry, {"tests": []}, GRADED, finished=True, late=row.late)
+    feedback = (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
+    assert bold_total(feedback).startswith("总分 / total: **72.8 / 100**（迟交扣分前 / before the late penalty: 91 / 100）")
+    assert "**91" not in feedback
+    stored = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
+    one_day = Late("2026-12-11T10:00:00+08:00", "times: times.csv", "2026-12-10T23:59:00+08:00", 1, 0, 10.0)
+    store.restate_late(entry, stored, GradeRow.of("s", {**points(0), IDS[0]: 91}, [], "", one_day).late)
+    feedback = (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
+    assert bold_total(feedback).startswith("总分 / total: **81.9 / 100**（迟交扣分前 / before the late penalty: 91 / 100）")
+    store.restate_late(entry, json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8")), None)
+    assert (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8") == GRADED
+    on_time = Late("2026-12-10T10:00:00+08:00", "times: times.csv", "2026-12-10T23:59:00+08:00", 0, 0, 0.0)
+    store.write_student(entry, {"tests": []}, GRADED, finished=True, late=GradeRow.of("s", points(1), [], "", on_time).late)
+    assert (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8") == GRADED  # on time: the total is the points earned

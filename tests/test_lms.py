@@ -153,15 +153,22 @@ def test_canvas_late_work(canvas):
     g = grades(canvas["tmp"] / "out")
     # 102: LATE, no time anywhere: one started day, and the source says it is Canvas's marker.
     raw = float(g["102"]["raw"])
-    assert (g["102"]["late_days"], g["102"]["time_source"]) == ("1", "Canvas (LATE)")
+    assert (g["102"]["late_days"], g["102"]["time_source"]) == ("1", "Canvas: LATE by Canvas's due date (no time)")
     assert float(g["102"]["penalty"]) == pytest.approx(raw * 0.10) and float(g["102"]["total"]) == pytest.approx(raw * 0.9)
     # 104: the times file gives the hours (1 day 10 hours late: two started days), and wins over LATE.
     assert (g["104"]["late_days"], g["104"]["penalty"], g["104"]["total"]) == ("2", f"{FULL * 0.2:g}", f"{FULL * 0.8:g}")
     assert g["104"]["time_source"] == "times: times.csv" and g["104"]["submitted_at"] == "2026-12-12T10:00:00+08:00"
+    # 101 and 103: on time by Canvas's verdict, which is all there is; the source says whose it is, not "LATE".
     assert (g["101"]["late_days"], g["101"]["penalty"]) == ("0", "0")
+    assert g["101"]["time_source"] == g["103"]["time_source"] == "Canvas: not LATE by Canvas's due date (no time)"
     feedback = (canvas["tmp"] / "out" / "102" / "feedback.md").read_text(encoding="utf-8")
-    assert "Canvas (LATE) says late but not when: counted as 1 day late" in feedback
+    assert "no submission time, only Canvas: LATE by Canvas's due date (no time) (late, but not when): counted as 1 day late" in feedback
     assert "只说迟交，没说何时提交" in feedback and "10% of the points taken off" in feedback
+    # The bold total is the one after the penalty (what Canvas gets), the points earned beside it.
+    assert f"总分 / total: **{float(g['102']['total']):g} / {FULL}**（迟交扣分前 / before the late penalty: {raw:g} / {FULL}）" in feedback
+    assert f"**{raw:g} / {FULL}**" not in feedback
+    other = (canvas["tmp"] / "out" / "104" / "feedback.md").read_text(encoding="utf-8")
+    assert f"总分 / total: **{FULL * 0.8:g} / {FULL}**（迟交扣分前 / before the late penalty: {FULL} / {FULL}）" in other
     assert "迟交" not in (canvas["tmp"] / "out" / "101" / "feedback.md").read_text(encoding="utf-8")
     report = (canvas["tmp"] / "out" / "report.md").read_text(encoding="utf-8")
     late_section = report.split("迟交 / Late work", 1)[1].split("\n## ", 1)[0]

@@ -13,6 +13,7 @@ check read these files by the names defined here.
 import datetime
 import json
 import os
+import re
 
 from grader import markup
 from grader.exercises import IDS
@@ -160,8 +161,8 @@ def late_lines(late: LatePenalty) -> list[str]:
         ]
     else:
         lines = [
-            f"截止 {when.due}；{when.source} 只说迟交，没说何时提交：按迟交 1 天计",
-            f"due {when.due}; {when.source} says late but not when: counted as 1 day late",
+            f"截止 {when.due}；没有提交时间，只有 {when.source}（只说迟交，没说何时提交）：按迟交 1 天计",
+            f"due {when.due}; no submission time, only {when.source} (late, but not when): counted as 1 day late",
         ]
     if when.grace_used:
         lines += [f"用掉宽限 {when.grace_used} 天（不扣分）", f"{when.grace_used} grace day(s) used (no penalty for those)"]
@@ -172,21 +173,39 @@ def late_lines(late: LatePenalty) -> list[str]:
     return lines
 
 
+# The feedback's total line (grader.engine.report.markdown), and ours when a
+# penalty applies: the total the student is given, in bold, the points
+# earned beside it. The comment marks it as ours, so that it can be undone.
+_TOTAL = re.compile(r"^总分 / total: \*\*(?P<got>[^*/]+) / (?P<most>[^*]+)\*\*$", re.MULTILINE)
+_LATE_TOTAL = re.compile(r"^总分 / total: \*\*[^*]+\*\*（迟交扣分前 / before the late penalty: (?P<got>[^/]+) / (?P<most>[^）]+)）<!-- late total -->$", re.MULTILINE)
+
+
+def _late_total(match: re.Match, late: LatePenalty) -> str:
+    most = match["most"].strip()
+    return f"总分 / total: **{_num(late.total)} / {most}**（迟交扣分前 / before the late penalty: {match['got'].strip()} / {most}）<!-- late total -->"
+
+
 def with_late(markdown: str, late: LatePenalty) -> str:
-    """``markdown`` with the late penalty under its title (nothing when on time)."""
+    """``markdown`` with the late penalty under its title and its total the
+    one after the penalty, the points earned beside it (nothing changed
+    when on time)."""
     lines = late_lines(late)
     if not lines:
         return markdown
+    markdown = _TOTAL.sub(lambda m: _late_total(m, late), markdown, count=1)
     head, _, rest = markdown.partition("\n")
     block = ["", LATE_START, "> 迟交 / late work:", ">", *(f"> - {line}" for line in lines), LATE_END]
     return "\n".join([head, *block, rest])
 
 
 def without_late(markdown: str) -> str:
+    """``markdown`` as it was before ``with_late``."""
+    markdown = _LATE_TOTAL.sub(lambda m: f"总分 / total: **{m['got'].strip()} / {m['most'].strip()}**", markdown, count=1)
     start, end = markdown.find("\n" + LATE_START), markdown.find(LATE_END)
     if start < 0 or end < 0:
         return markdown
-    return markdown[:start] + markdown[end + len(LATE_END) :]
+    end += len(LATE_END)
+    return markdown[:start] + markdown[end + markdown.startswith("\n", end) :]  # the line break with_late added too
 
 
 def ungradable_markdown(notes) -> str:

@@ -8,7 +8,11 @@ there is, which grades.csv names:
 2. Moodle's grading worksheet (``--worksheet``), "Last modified (submission)";
 3. the policy's ``times`` file, which the teacher exports;
 4. Canvas's ``LATE`` in the file names, which says late but not when
-   (one started day, and the feedback says so).
+   (one started day, and the feedback says so). Canvas marks it against
+   Canvas's own due date for the student, which the policy's may not be;
+   so grades.csv says whose verdict it is, for the students it marks and
+   for those it does not (``CANVAS_LATE``, ``CANVAS_NOT_LATE``), and never
+   that an on-time student's time came from "LATE".
 
 File times are never read: unzipping changes them. A student with none of
 these is on time, and the batch says who they are.
@@ -18,6 +22,11 @@ import os
 from grader.teacher import late_policy, moodle_worksheet
 from grader.teacher.late_policy import PolicyError
 from grader.teacher.platform_csv import PlatformFileError
+
+
+# grades.csv's time_source where Canvas's file names are all there is.
+CANVAS_LATE = "Canvas: LATE by Canvas's due date (no time)"
+CANVAS_NOT_LATE = "Canvas: not LATE by Canvas's due date (no time)"
 
 
 class LateInputError(Exception):
@@ -68,7 +77,7 @@ class Lateness:
             elif sid in self.policy.times:
                 late[sid] = late_policy.lateness(self.policy, sid, self.policy.times[sid], times_name)
             elif e.marked_late is not None:
-                late[sid] = late_policy.lateness(self.policy, sid, None, "Canvas (LATE)", e.marked_late)
+                late[sid] = late_policy.lateness(self.policy, sid, None, CANVAS_LATE if e.marked_late else CANVAS_NOT_LATE, e.marked_late)
             else:
                 late[sid] = late_policy.lateness(self.policy, sid, None, "")
                 unknown.append(sid)
