@@ -11,7 +11,8 @@ notebooks mark theirs with ``"exercise": "<id>"`` in the cell's metadata and
 nbgrader marks its with ``"nbgrader": {"solution": true}``; a notebook that
 marks none (one a student started on their own) has all its code cells
 graded. The other cells of a marked notebook (the experiment, the cell that
-calls ``check``) are the student's tools, not the answer.
+calls ``check``) are the student's tools, not the answer. A note names the
+cells graded when they are not the one marked cell (``_cells_note``).
 
 IPython's own syntax is not Python, and the grader runs no IPython: a line
 magic (``%matplotlib inline``), a shell escape (``!pip install x``, ``x =
@@ -133,14 +134,34 @@ def read(data: bytes, display_name: str, exercise_id: str, max_code: int | None 
                 + (f"; {more} more" if more > 0 else ""),
             )
         )
-    if marked:
-        code.notes.append(
-            Text(
-                f"{display_name}：评分的是标为答案的单元格（第 {_numbers(marked)} 个）",
-                f"{display_name}: graded its answer cells (cell {_numbers(marked)})",
-            )
-        )
+    note = _cells_note(display_name, exercise_id, marked, chosen)
+    if note is not None:
+        code.notes.append(note)
     return code
+
+
+def _cells_note(display_name: str, exercise_id: str, marked: list[int], chosen: list[int]) -> Text | None:
+    """Which cells were graded, when the student could not tell: none is
+    marked, so every code cell was (the experiment and ``check`` too: the
+    answer cell was deleted, or retyped in a new cell, which has no mark), or
+    more than one is (a copied answer cell keeps its mark). One marked cell,
+    the course's notebook as given, goes without a note: it says in the
+    notebook itself which cell is graded, and errors name their cell."""
+    if not marked and chosen:
+        return Text(
+            f"{display_name}：没有标为这道练习答案的单元格（元数据里的 \"exercise\": \"{exercise_id}\"），"
+            f"所以评分的是全部代码单元格（第 {_numbers(chosen)} 个）。课程的笔记本里，答案写在标好的那个单元格里：新建的单元格没有这个标记",
+            f"{display_name}: no cell is marked as this exercise's answer (\"exercise\": \"{exercise_id}\" in its metadata), "
+            f"so every code cell was graded (cells {_numbers(chosen)}). In the course's notebook, write the answer in the "
+            "marked cell: a new cell has no mark",
+        )
+    if len(marked) > 1:
+        return Text(
+            f"{display_name}：评分的是标为答案的 {len(marked)} 个单元格（第 {_numbers(marked)} 个），按顺序连在一起；复制的答案单元格也带着标记",
+            f"{display_name}: graded its {len(marked)} answer cells (cells {_numbers(marked)}), joined in order; "
+            "a copy of the answer cell keeps its mark",
+        )
+    return None
 
 
 def too_much_code(display_name: str, zh: str, en: str, limit: int) -> Text:

@@ -106,7 +106,108 @@ def test_marked_answer_cells_are_the_only_code_graded():
     code = read(nbformat.writes(nb))
     assert "weighted_sum" in code.source and "helper" in code.source
     assert "experiment" not in code.source and "check(" not in code.source and "other" not in code.source
-    assert "cell 2, 3" in str(code.notes[-1])
+    assert "graded its 2 answer cells (cells 2, 3), joined in order" in str(code.notes[-1])
+
+
+# --- the note on which cells were graded: only when the student could not tell -
+
+
+def course_notebook(ex: str, edit=lambda cells: None) -> str:
+    """The course's notebook of ``ex`` (notebooks/) with the reference in its answer cell, changed by ``edit``."""
+    nb = nbformat.read(Path(ROOT, "notebooks", BY_ID[ex].notebook), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("exercise") == ex:
+            cell.source = Path(SOLUTIONS, ex + ".py").read_text(encoding="utf-8")
+    edit(nb.cells)
+    return nbformat.writes(nb)
+
+
+def nbgrader_notebook(*solutions: str) -> str:
+    """A notebook as nbgrader's release has it: a markdown cell, then each of
+    ``solutions`` in a solution cell, then a locked test cell."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_markdown_cell("# ex0"))
+    for i, text in enumerate(solutions):
+        meta = {"nbgrader": {"solution": True, "grade": False, "grade_id": f"answer{i}", "locked": False, "schema_version": 3}}
+        nb.cells.append(nbformat.v4.new_code_cell(text, metadata=meta))
+    test = {"nbgrader": {"solution": False, "grade": True, "grade_id": "test", "locked": True, "points": 10, "schema_version": 3}}
+    nb.cells.append(nbformat.v4.new_code_cell('points("ex0_weighted_sum")', metadata=test))
+    return nbformat.writes(nb)
+
+
+def cells_noted(code) -> list[str]:
+    return [str(n) for n in code.notes if "单元格（第" in n.zh or "cell" in n.en and "graded" in n.en]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        course_notebook("ex0_weighted_sum"),  # as given, answered
+        course_notebook("ex4_masking"),
+        nbgrader_notebook("def weighted_sum(s, v):\n    return v"),  # one solution cell
+    ],
+    ids=["course-ex0", "course-ex4", "nbgrader"],
+)
+def test_one_marked_answer_cell_goes_without_a_note(text):
+    """The notebook says which cell is graded, and errors name their cell:
+    a note on every report ("graded its answer cells (cell 7)") told nothing."""
+    ex = "ex4_masking" if "causal_mask" in text else "ex0_weighted_sum"
+    code = read(text, ex)
+    assert code.source.strip() and cells_noted(code) == [] and code.notes == []
+
+
+def _unmark(cells):
+    """The answer cell deleted and the answer typed into a new cell in its place: the new one has no mark."""
+    answer = next(i for i, c in enumerate(cells) if c.metadata.get("exercise"))
+    cells[answer] = nbformat.v4.new_code_cell(cells[answer].source)
+
+
+@pytest.mark.parametrize(
+    "text, cells",
+    [
+        (course_notebook("ex0_weighted_sum", _unmark), "3, 5, 7, 9"),
+        (notebook("import torch", "def weighted_sum(s, v):\n    return v", magics=False), "2, 3"),  # a student's own notebook
+    ],
+    ids=["answer-cell-retyped", "own-notebook"],
+)
+def test_a_notebook_that_marks_no_cell_says_every_code_cell_was_graded(text, cells):
+    (note,) = cells_noted(read(text))
+    assert "no cell is marked as this exercise's answer" in note and f"every code cell was graded (cells {cells})" in note
+    assert f"全部代码单元格（第 {cells} 个）" in note and "a new cell has no mark" in note
+
+
+def _copy_answer(cells):
+    """The answer cell copied below itself (Jupyter's C, V): the copy keeps the cell's metadata."""
+    answer = next(i for i, c in enumerate(cells) if c.metadata.get("exercise"))
+    cells.insert(answer + 1, nbformat.from_dict(json.loads(json.dumps(cells[answer]))))
+    cells[answer + 1].id = "copied"
+
+
+@pytest.mark.parametrize(
+    "text, cells",
+    [
+        (course_notebook("ex0_weighted_sum", _copy_answer), "7, 8"),
+        (nbgrader_notebook("import torch", "def weighted_sum(s, v):\n    return v"), "2, 3"),
+    ],
+    ids=["copied-answer-cell", "nbgrader-two-solution-cells"],
+)
+def test_several_marked_cells_are_named_and_said_to_be_joined(text, cells):
+    (note,) = cells_noted(read(text))
+    assert f"graded its 2 answer cells (cells {cells}), joined in order" in note and "keeps its mark" in note
+    assert f"标为答案的 2 个单元格（第 {cells} 个）" in note
+
+
+def test_a_check_of_the_course_notebook_reports_no_note(grader, tmp_path):
+    """What ``check`` shows for the course's notebook as a student answers it: the table, no note."""
+    from grader.engine import report
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    (folder / "ex0_weighted_sum.ipynb").write_text(course_notebook("ex0_weighted_sum"), encoding="utf-8")
+    (folder / "ex5_head.ipynb").write_text(course_notebook("ex5_head", _copy_answer), encoding="utf-8")
+    grade = grader.grade(str(folder))
+    assert "ex0_weighted_sum" not in grade.notes and "注意 / note (ex0_weighted_sum)" not in report.terminal(grade)
+    assert "graded its 2 answer cells" in report.notes_text(grade)  # ex5: a copied answer cell
 
 
 @pytest.mark.parametrize(
