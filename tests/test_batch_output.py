@@ -130,3 +130,22 @@ def test_a_late_students_feedback_gives_the_total_after_the_penalty_in_bold(tmp_
     on_time = Late("2026-12-10T10:00:00+08:00", "times: times.csv", "2026-12-10T23:59:00+08:00", 0, 0, 0.0)
     store.write_student(entry, {"tests": []}, GRADED, finished=True, late=GradeRow.of("s", points(1), [], "", on_time).late)
     assert (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8") == GRADED  # on time: the total is the points earned
+
+
+def test_results_json_names_the_exercises_without_a_file(tmp_path):
+    """The class report counts an exercise with no file as not started:
+    the batch says which ones the submission lacks (a .py or a notebook
+    counts; a file elsewhere in the folder does not)."""
+    from grader.exercises import EXERCISES
+
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / EXERCISES[0].filename).write_text("x = 1\n", encoding="utf-8")
+    (folder / EXERCISES[1].notebook).write_text("{}", encoding="utf-8")
+    (folder / "notes").mkdir()
+    (folder / "notes" / EXERCISES[2].filename).write_text("x = 1\n", encoding="utf-8")
+    store = BatchOutput(str(tmp_path / "out"), "attention")
+    store.write_student(Entry("s", str(folder), [], "s", "0" * 64), {"tests": []}, FEEDBACK, finished=True)
+    extra = json.loads((tmp_path / "out" / "s" / "results.json").read_text(encoding="utf-8"))["extra_data"]
+    assert extra["missing"] == list(IDS[2:])
+    assert batch_output.missing_exercises(None) == []

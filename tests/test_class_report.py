@@ -176,21 +176,55 @@ def test_totals_mean_median_and_counts(small_class):
 
 
 def test_checks_ranked_by_pass_rate(small_class):
+    """A pass rate counts the students who started the exercise; those who
+    did not (eve everywhere, ben from ex4 on) are a count of their own."""
     data = class_data.read(small_class)
-    rate = {(c.exercise, c.check_id): (c.passed, c.tried) for c in data.checks}
-    assert rate[("ex1_averaging", "check_a")] == (2, 5)  # cara, dan, and eve's stub failed it
-    assert rate[("ex1_averaging", "check_b")] == (3, 5)
-    assert rate[("ex0_weighted_sum", "check_a")] == (4, 5)  # gus is not graded: not counted
-    assert rate[("ex2_scores", "check_b")] == (4, 5)
+    rate = {(c.exercise, c.check_id): (c.passed, c.tried, c.not_started) for c in data.checks}
+    assert rate[("ex1_averaging", "check_a")] == (2, 4, 1)  # cara and dan failed it; eve's stub is not a failure
+    assert rate[("ex1_averaging", "check_b")] == (3, 4, 1)
+    assert rate[("ex0_weighted_sum", "check_a")] == (4, 4, 1)  # gus is not graded: not counted
+    assert rate[("ex5_head", "check_a")] == (2, 3, 2)  # dan failed it; ben and eve never started ex5
+    assert rate[("ex7_gpt", "check_b")] == (3, 3, 2)
     class_report.write(small_class)
     table = _html(small_class).split('id="checks-table"')[1].split("</table>")[0]
-    first_rows = re.findall(r"<tr><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", table)
-    # 40 % for ex1's and ex5's public checks: the most failed, in exercise order; then the 60 % ones.
-    assert [r[:2] for r in first_rows[:2]] == [("40% (2/5)", "ex1_averaging"), ("40% (2/5)", "ex5_head")]
-    assert first_rows[0][2:] == ("公开的检查 / a public check", "2", "公开 / public")
-    assert first_rows[2][0] == "60% (3/5)"
-    rates = [int(r[0].split("%")[0]) for r in first_rows]
-    assert rates == sorted(rates) and len(first_rows) == 2 * len(IDS)
+    rows = re.findall(r"<tr>" + r"<td[^>]*>([^<]*)</td>" * 6, table)
+    # ex1's public check first (2 of the 4 who started), then ex5's (2 of 3), then the 75 % ones in exercise order.
+    assert [r[:3] for r in rows[:4]] == [
+        ("50% (2/4)", "1", "ex1_averaging"),
+        ("67% (2/3)", "2", "ex5_head"),
+        ("75% (3/4)", "1", "ex1_averaging"),
+        ("75% (3/4)", "1", "ex3_scaling"),
+    ]
+    assert rows[0][3:] == ("公开的检查 / a public check", "2", "公开 / public")
+    assert all(r[0] == "100% (3/3)" for r in rows if r[2] in IDS[4:] and r[2] != "ex5_head")
+    assert len(rows) == 2 * len(IDS)
+    assert "| 50% (2/4) | 1 | ex1_averaging |" in _md(small_class)
+
+
+def test_an_exercise_without_a_file_is_not_started_not_failed(tmp_path):
+    """Checks that failed on a missing file (started, as the grading sees
+    it) count as not started when the batch says the file is missing; a
+    check that only non-starters met reads "—" and goes last."""
+    missing = results_of("hal", {ex: (wrong(), wrong()) for ex in IDS[5:]})
+    missing["extra_data"]["missing"] = list(IDS[5:])
+    also = results_of("ivy", {IDS[7]: (wrong(), wrong())})
+    also["extra_data"]["missing"] = [IDS[7], "not_an_exercise"]
+    out = make_out(tmp_path / "out", {"anna": {}, "hal": missing, "ivy": also, "jo": {IDS[6]: (wrong(), PASS)}})
+    data = class_data.read(out)
+    by_id = {s.id: s for s in data.students}
+    assert by_id["hal"].not_started == list(IDS[5:]) and by_id["ivy"].not_started == [IDS[7]]
+    rate = {(c.exercise, c.check_id): (c.passed, c.tried, c.not_started) for c in data.checks}
+    assert rate[(IDS[7], "check_a")] == (2, 2, 2) and rate[(IDS[6], "check_a")] == (2, 3, 1)
+    class_report.write(out)
+    md = _md(out)
+    assert f"| 67% (2/3) | 1 | {IDS[6]} |" in md
+    exercises = md.split("## 各练习 / Per exercise")[1].split("\n## ")[0]
+    assert re.search(rf"^\| {IDS[7]} [^|]*\| [^|]* \| [^|]* \| 50% \|$", exercises, re.M)
+    # A check none of its students started: no rate, listed last.
+    alone = make_out(tmp_path / "alone", {"hal": missing})
+    class_report.write(alone)
+    rates = re.findall(r"^\| (— \(0/0\)|\d+% \(\d+/\d+\)) \| (\d+) \|", _md(alone), re.M)
+    assert rates[-6:] == [("— (0/0)", "1")] * 6 and all(r != "— (0/0)" for r, _ in rates[:-6])
 
 
 def test_mistakes_grouped_with_the_students_who_made_them(small_class):
@@ -208,6 +242,44 @@ def test_mistakes_grouped_with_the_students_who_made_them(small_class):
     # The mistakes come before the exercises and checks: teachers read them first.
     assert page.index('id="mistakes"') < page.index('id="exercises"') < page.index('id="checks"') < page.index('id="help"')
     assert f"| {TRIL.zh}<br>{TRIL.en} | ex1_averaging | 2 | [cara](cara/feedback.md), [dan](dan/feedback.md) |" in _md(small_class)
+
+
+BY_C = t("你按 n_embd（C）缩放了；要按 head_size 缩放。", "You scaled by n_embd (C); scale by head_size.")
+BY_SHAPE = t("你按 n_embd（x.shape[-1]）缩放了；要按 head_size（k.shape[-1]）。", "You scaled by n_embd (x.shape[-1]); scale by head_size (k.shape[-1]).")
+DIM0 = t("你在第 0 维（行）上做了 softmax。", "You took softmax over dim 0 (the rows).")
+DIM1 = t("你在第 1 维（列）上做了 softmax。", "You took softmax over dim 1 (the columns).")
+
+
+def test_one_mistake_is_one_row_however_its_checks_quote_the_input(tmp_path):
+    """ex5's public and hidden checks name one mistake, each quoting its own
+    input: one row of the report, one line of a Moodle comment, each student
+    once. Mistakes that differ outside the quotes stay apart."""
+    from grader.teacher import lms_export
+
+    out = make_out(tmp_path / "out", {
+        "kim": {"ex5_head": (wrong(BY_C), wrong(BY_SHAPE))},
+        "lee": {"ex5_head": (PASS, wrong(BY_SHAPE))},
+        "max": {"ex5_head": (wrong(BY_C), PASS), "ex0_weighted_sum": (wrong(DIM0), PASS)},
+        "ned": {"ex5_head": (wrong(SQRT), PASS), "ex0_weighted_sum": (PASS, wrong(DIM1))},
+    })
+    data = class_data.read(out)
+    found = [(d.exercise, d.en, d.students) for d in data.diagnoses]
+    assert found == [
+        ("ex5_head", BY_C.en, ["kim", "lee", "max"]),
+        ("ex0_weighted_sum", DIM0.en, ["max"]),
+        ("ex0_weighted_sum", DIM1.en, ["ned"]),
+        ("ex5_head", SQRT.en, ["ned"]),
+    ]
+    class_report.write(out)
+    mistakes = _md(out).split("## 全班的错误 / The class's mistakes")[1].split("\n## ")[0]
+    assert mistakes.count("n_embd") == 2 and "x.shape[-1]" not in mistakes  # one row, its text once in each language
+    assert "| ex5_head | 3 | [kim](kim/feedback.md), [lee](lee/feedback.md), [max](max/feedback.md) |" in mistakes
+    by_id = {st.id: st for st in data.students}
+    kim = lms_export.comment(by_id["kim"], data)
+    assert kim.count("n_embd") == 2 and kim.count("ex5_head:") == 1
+    assert lms_export.comment(by_id["lee"], data).count("ex5_head:") == 1
+    assert class_data.mistake_key(BY_C.en) == class_data.mistake_key(BY_SHAPE.en) != class_data.mistake_key(SQRT.en)
+    assert class_data.mistake_key(DIM0.en) != class_data.mistake_key(DIM1.en)
 
 
 def test_per_exercise_full_marks_and_not_started(small_class):

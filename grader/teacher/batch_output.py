@@ -2,7 +2,8 @@
 finishes:
 
 - ``<id>/results.json``: what ``grade --json`` writes, with the submission's
-  content hash, the student id and the notes in ``extra_data``;
+  content hash, the student id, the notes and the exercises it has no file
+  for (``missing``) in ``extra_data``;
 - ``<id>/feedback.md``: the student's feedback;
 - ``grades.csv``: one row per student (``grades_csv``, which knows its
   columns), rewritten as each row comes in.
@@ -16,7 +17,7 @@ import os
 import re
 
 from grader import markup
-from grader.exercises import IDS
+from grader.exercises import EXERCISES, IDS
 from grader.files import write_atomically
 from grader.teacher import grades_csv, intake
 from grader.teacher.grades_csv import GradeRow, LatePenalty
@@ -102,6 +103,9 @@ class BatchOutput:
             "graded_at": _now(),
             "note": intake.notes_text(entry.notes),
         }
+        missing = missing_exercises(entry.folder) if finished else []
+        if missing:
+            results["extra_data"]["missing"] = missing
         if late is not None:
             results["extra_data"]["late"] = late.as_dict()
             markdown = with_late(markdown, late)
@@ -132,6 +136,16 @@ class BatchOutput:
             markdown = with_late(markdown, late)
         write_atomically(os.path.join(folder, FEEDBACK), markdown)
         write_atomically(os.path.join(folder, RESULTS), json.dumps(stored, ensure_ascii=False, indent=2) + "\n")
+
+
+def missing_exercises(folder: str | None) -> list[str]:
+    """The exercises the submission has no file for (neither ``<id>.py``
+    nor ``<id>.ipynb`` where the grader looks, ``grader.engine.submission``):
+    not started, for the class report, as much as an untouched stub is.
+    Only the names are looked at, never the files."""
+    if not folder:
+        return []
+    return [ex.id for ex in EXERCISES if not any(os.path.lexists(os.path.join(folder, name)) for name in (ex.filename, ex.notebook))]
 
 
 def with_notes(markdown: str, notes) -> str:

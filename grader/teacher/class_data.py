@@ -12,6 +12,17 @@ grading process. Its ``output`` (the feedback, which quotes what the
 submission raised and printed) is never read: a submission that prints a
 diagnosis of its own is not counted.
 
+An exercise is *not started* when every check of it met the untouched stub,
+or when the submission has no file for it (results.json's ``missing``,
+written by the batch). A check's pass rate counts only the students who
+started its exercise; those who did not are counted apart
+(``Check.not_started``), so a check that the starters fail stands out.
+
+A mistake is one row however many checks named it: diagnoses are grouped
+by ``mistake_key``, the exercise and the English text without what it
+quotes of the input in parentheses ("You scaled by n_embd (C)" and
+"... n_embd (x.shape[-1])" are one mistake, found on two inputs).
+
 A student is *graded* when their results.json is this run's (it names the
 student, holds the submission's hash and agrees with the row's points);
 otherwise the row's note says why not. A file that cannot be read is
@@ -24,6 +35,7 @@ import html
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 from grader.teacher.batch_output import FEEDBACK, GRADES, RESULTS
@@ -70,7 +82,8 @@ class Check:
     points: float
     hidden: bool
     passed: int = 0
-    tried: int = 0  # graded students whose results hold this check
+    tried: int = 0  # graded students whose results hold this check and who started its exercise
+    not_started: int = 0  # graded students whose results hold it, who did not start the exercise
 
     @property
     def pass_rate(self) -> float:
@@ -124,26 +137,33 @@ def read(out: str) -> ClassData:
             continue
         untouched = {ex: bool(seen_maxima[ex]) for ex in exercises}  # until a check says otherwise
         older = False
+        ran = []  # (exercise, check id, test, its data, passed)
         for t in tests:
             ex, check_id = _tags(t)
             if ex not in maxima:
                 continue
             data = check_data(t)
             older = older or data is None
+            passed = t.get("status") == "passed"
+            if passed or data is None or data.started:
+                untouched[ex] = False
+            ran.append((ex, check_id, t, data, passed))
+        missing = _missing(results, exercises)
+        s.not_started = [ex for ex in exercises if untouched[ex] or ex in missing]
+        for ex, check_id, t, data, passed in ran:
             c = checks.get((ex, check_id))
             if c is None:
                 c = checks[(ex, check_id)] = Check(ex, check_id, _title(t, ex), _float(t.get("max_score")), _hidden(t, data))
+            if ex in s.not_started:
+                c.not_started += 1
+                continue
             c.tried += 1
-            passed = t.get("status") == "passed"
             c.passed += passed
-            if passed or data is None or data.started:
-                untouched[ex] = False
             found = None if passed or data is None else data.diagnosis
             if found:
-                d = diagnoses.setdefault((ex, *found), Diagnosis(ex, *found))
+                d = diagnoses.setdefault((ex, mistake_key(found[1])), Diagnosis(ex, *found))
                 if s.id not in d.students:
                     d.students.append(s.id)
-        s.not_started = [ex for ex in exercises if untouched[ex]]
         if older:
             older_files.append(f"{safe_name(s.id)}/{RESULTS}")
     if older_files:
@@ -183,6 +203,26 @@ def check_data(test: dict) -> CheckData | None:
     else:
         return None
     return CheckData(kind, started, found)
+
+
+def mistake_key(en: str) -> str:
+    """What names one mistake in a diagnosis's English text: the text
+    without what it quotes of the input the check used, in parentheses
+    (``(C)``, ``(x.shape[-1])``), case and spacing aside. Two checks that
+    find one mistake on two inputs say it with two quotes, not two names."""
+    while True:
+        plain = re.sub(r"\([^()]*\)", " ", en)
+        if plain == en:
+            break
+        en = plain
+    return " ".join(re.findall(r"\w+|[^\w\s]", en.casefold()))
+
+
+def _missing(results: dict, exercises: list[str]) -> set[str]:
+    """The exercises results.json says the submission has no file for."""
+    extra = results.get("extra_data")
+    missing = extra.get("missing") if isinstance(extra, dict) else None
+    return {ex for ex in missing if ex in exercises} if isinstance(missing, list) else set()
 
 
 # ----------------------------------------------------------------- reading

@@ -252,13 +252,21 @@ def _draw(data, figure: str, *args) -> str | None:
 def _checks(data) -> Section:
     section = Section("checks", "各项检查 / Per check")
     order = {ex: i for i, ex in enumerate(data.exercises)}
-    ranked = sorted(enumerate(data.checks), key=lambda ic: (ic[1].pass_rate, order[ic[1].exercise], ic[0]))
+    # Among the students who started the exercise; a check none of them met goes last.
+    ranked = sorted(enumerate(data.checks), key=lambda ic: (not ic[1].tried, ic[1].pass_rate, order[ic[1].exercise], ic[0]))
     rows = [
-        [f"{_share(c.passed, c.tried)} ({c.passed}/{c.tried})", c.exercise, c.title, _num(c.points), "隐藏 / hidden" if c.hidden else "公开 / public"]
+        [f"{_share(c.passed, c.tried)} ({c.passed}/{c.tried})", str(c.not_started), c.exercise, c.title, _num(c.points), "隐藏 / hidden" if c.hidden else "公开 / public"]
         for _, c in ranked
     ]
-    section.blocks.append(Para("最常失败的排在前面 / most often failed first"))
-    section.blocks.append(Table(["通过 / passed", "练习 / exercise", "检查 / check", "分值 / points", "类型 / kind"], rows, numeric=(0, 3), id="checks-table", nowrap=(1,)))
+    section.blocks.append(
+        Para(
+            "最常失败的排在前面。通过率只算开始做这道练习的学生；没开始的（还是原样，或没交这个文件）单列，不算失败 / "
+            "Most often failed first. A pass rate counts only the students who started the exercise; "
+            "those who did not (still the stub, or no file for it) are counted apart, not as failing."
+        )
+    )
+    head = ["通过 / passed", "未开始 / not started", "练习 / exercise", "检查 / check", "分值 / points", "类型 / kind"]
+    section.blocks.append(Table(head, rows, numeric=(0, 1, 4), id="checks-table", nowrap=(2,)))
     return section
 
 
