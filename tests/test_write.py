@@ -3,7 +3,11 @@ text, writes. Run as a student runs it (a process of its own), with few
 steps: the loss falls on the training text and on the held-out text, the
 same seed writes the same, unfinished or wrong code is named in both
 languages, and it works in a student release. The corpus is Chinese prose
-without a Latin letter, and the model never trains on its held-out tenth."""
+without a Latin letter, and the model never trains on its held-out tenth.
+The model kept is the one of the lowest held-out loss (checked with tiny
+models, in this process), and loss.png is labelled in Chinese and English
+where a Chinese font is installed, in English where none is."""
+import dataclasses
 import math
 import os
 import re
@@ -21,7 +25,7 @@ import pytest
 import torch
 from conftest import EXERCISES, ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, python_m_grader, run_cli
 
-from write import corpus, png, training
+from write import command, corpus, plot, training
 
 STEPS = "20"
 WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"
@@ -62,6 +66,10 @@ def test_trains_the_solutions_and_the_loss_falls(solved):
     val_before, val_after = map(float, VAL_LOSS.search(proc.stdout).groups())  # the held-out text's, printed too
     assert abs(val_before - before) < 0.5 and val_after < val_before - 0.5, (val_before, val_after)
     assert "held out for validation" in proc.stdout and "留作验证" in proc.stdout
+    assert "保留的权重 / weights kept: " in proc.stdout and "validation loss was lowest" in proc.stdout
+    kept = re.search(r"^# 保留的权重 / weights kept: step (\d+);", samples(out), re.M)
+    saved = torch.load(out / "model.pt", weights_only=True)["history"]
+    assert kept and int(kept.group(1)) == saved["eval_steps"][saved["kept"]]  # what it wrote with is what it saved
     assert "评分 / grader: " in proc.stdout and "丢分" not in proc.stdout, proc.stdout  # the solutions lose nothing
     assert "好得不真实" not in proc.stdout and "sees the future" not in proc.stdout
     written = [line for line in proc.stdout.splitlines() if re.match(r"  \d\. 注意力", line)]
@@ -84,25 +92,67 @@ def test_the_same_seed_writes_the_same(solved, tmp_path):
 
 
 def test_the_loss_curve_is_a_png(solved):
+    from matplotlib.image import imread
+
     data = (solved[1] / "loss.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    chunks, pos = {}, 8
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
-        assert crc == zlib.crc32(kind + body), kind
-        chunks[kind] = body
-        pos += 12 + length
-    assert list(chunks) == [b"IHDR", b"IDAT", b"IEND"]
-    width, height, depth, colour, _, _, _ = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
-    assert (width, height, depth, colour) == (640, 360, 8, 2)
-    pixels = zlib.decompress(chunks[b"IDAT"])
-    assert len(pixels) == height * (1 + 3 * width)
-    assert len(set(pixels)) > 5  # not blank
-    rows = np.frombuffer(pixels, np.uint8).reshape(height, 1 + 3 * width)  # filter type 0: the pixels as they are
-    colours = {tuple(map(int, px)) for px in np.unique(rows[:, 1:].reshape(-1, 3), axis=0)}
-    assert png.MEASURED_COLOUR in colours and png.VAL_COLOUR in colours  # both measured curves
+    pixels = imread(solved[1] / "loss.png")[..., :3]  # (H, W, 3), floats in [0, 1]
+    assert pixels.shape == (550, 800, 3)
+    for colour in (plot.TRAIN_COLOUR, plot.VAL_COLOUR):  # both measured curves are drawn
+        rgb = np.array([int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
+        assert (np.abs(pixels - rgb).max(axis=-1) < 0.02).sum() > 50, colour
+
+
+def _history() -> training.History:
+    """A training whose held-out loss falls to step 200, then rises: the weights of step 200 kept."""
+    return training.History(
+        step_losses=[6.0 - 0.01 * k for k in range(400)], eval_steps=[0, 100, 200, 300, 400],
+        eval_losses=[6.9, 5.0, 4.0, 3.0, 2.0], val_losses=[6.9, 5.2, 4.6, 5.5, 6.8], kept=2,
+    )  # fmt: skip
+
+
+def _texts(fig) -> list[str]:
+    ax = fig.axes[0]
+    return [ax.get_title("left"), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in ax.get_legend().get_texts())]
+
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def test_the_loss_curve_is_labelled_in_chinese_and_english(tmp_path):
+    """With a Chinese font every label is in both languages, the title says what the two curves are,
+    and nothing is drawn as an empty box (matplotlib warns of each glyph its fonts lack)."""
+    import warnings
+
+    from matplotlib import font_manager
+
+    if not any(plot._CJK_FILES.search(p.lower().replace("-", "").replace("_", "")) for p in font_manager.findSystemFonts()):
+        pytest.skip("no Chinese font installed (Debian/Ubuntu: fonts-wqy-microhei)")
+    font = plot.cjk_font()
+    assert font in plot.CJK_FONTS
+    texts = _texts(plot.figure(_history(), font))
+    assert all(CJK.search(t) and re.search("[a-z]{4}", t) for t in texts), texts
+    title = texts[0]
+    assert "训练的文字" in title and "held-out" in title and "背课文" in title and "by heart" in title
+    assert any("第 200 步" in t and "step 200" in t for t in texts)  # the weights kept
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing from font(s)"
+        assert plot.save(str(tmp_path / "loss.png"), _history()) == font
+    assert (tmp_path / "loss.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("fonts", [(), ("No Such Font", "Nor This One")])
+def test_without_a_chinese_font_the_loss_curve_is_labelled_in_english(tmp_path, fonts):
+    import warnings
+
+    assert plot.cjk_font(fonts) is None
+    texts = _texts(plot.figure(_history(), None))
+    assert not [t for t in texts if CJK.search(t)] and "held-out" in texts[0] and "step 200" in " ".join(texts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert plot.save(str(tmp_path / "loss.png"), _history(), fonts=fonts) is None
+    assert (tmp_path / "loss.png").read_bytes()[:4] == b"\x89PNG"
+
 
 def test_dropout_reaches_the_model_and_is_saved(tmp_path):
     proc = run_write(SOLUTIONS, "--steps", "3", "--dropout", "0.2", "--out", str(tmp_path / "out"))
@@ -127,11 +177,56 @@ class Bigram(torch.nn.Module):
         return logits, loss
 
 
+def _measured(model, text, settings) -> tuple[float, float]:
+    """(training, held-out) loss of ``model``, measured now as training measures it."""
+    vocab = corpus.Vocabulary(text)
+    parts = training.split(torch.tensor(vocab.encode(text), dtype=torch.long), settings)
+    return tuple(training.measure(model, part, settings) for part in parts)
+
+
+def test_the_weights_kept_are_those_of_the_lowest_held_out_loss():
+    """After a at every tenth a is c in the training text, in the held-out tenth at every tenth b: learning
+    the training text ever better, the model guesses the held-out text better, then worse."""
+    text = ("ab" * 9 + "ac") * 45 + ("ac" * 9 + "ab") * 5
+    settings = training.Settings(n_embd=4, n_head=1, n_layer=1, block_size=8, batch_size=16, steps=200, learning_rate=0.1, eval_batches=2, evals=10)
+    model, _, history = training.train(Bigram, text, settings)
+    lowest = min(history.val_losses)
+    assert history.val_last > lowest + 0.05 and history.kept_step < settings.steps  # it turned back up
+    assert history.val_after == lowest == history.val_losses[history.kept]
+    assert _measured(model, text, settings) == pytest.approx((history.after, history.val_after), abs=1e-6)
+    last, _, everything = training.train(Bigram, text, dataclasses.replace(settings, keep_best=False))
+    assert everything.val_losses == history.val_losses and everything.kept_step == settings.steps  # the same training
+    assert _measured(last, text, settings) == pytest.approx((everything.after, history.val_last), abs=1e-6)
+
+
+def test_when_the_held_out_loss_only_rises_the_first_weights_are_kept():
+    """The held-out tenth is all a: the more the model learns that b follows a, the worse it guesses it."""
+    text = "ab" * 450 + "a" * 100
+    settings = training.Settings(n_embd=4, n_head=1, n_layer=1, block_size=8, batch_size=16, steps=50, learning_rate=0.1, eval_batches=2, evals=5)
+    model, vocab, history = training.train(Bigram, text, settings)
+    assert history.kept_step == 0 and history.val_last > history.val_before + 1
+    untrained = training.new_model(Bigram, vocab, settings).state_dict()
+    assert all(torch.equal(w, untrained[name]) for name, w in model.state_dict().items())
+    assert history.after == history.before and "第 0 步" in command.kept(history, settings.steps)
+
+
+@pytest.mark.parametrize("dropout", [0.2, 0.5])
+def test_the_dropout_advice_is_not_given_when_dropout_is_set(dropout):
+    said = command.by_heart(_history(), dropout)
+    assert "第 200 步以后不降反升" in said and "rose after step 200" in said
+    assert "试试 --dropout" not in said and "Try --dropout" not in said
+    assert f"--dropout {dropout:g} 也一样" in said and f"even with --dropout {dropout:g}" in said
+    without = command.by_heart(_history(), 0.0)
+    assert "试试 --dropout 0.2" in without and "Try --dropout 0.2" in without
+    flat = dataclasses.replace(_history(), val_losses=[6.9, 5.2, 4.6, 4.65, 4.62])  # not rising: nothing to say
+    assert command.by_heart(flat, 0.0) is None and command.by_heart(flat, dropout) is None
+
+
 def test_the_held_out_tenth_is_never_trained_on():
     """The last tenth of "abab...ab" + "cc...c" is all c: a model trained on it would learn that c follows c.
     Trained on the first nine tenths only, it learns the ab text and knows nothing new of c."""
     text = "ab" * 450 + "c" * 100
-    settings = training.Settings(n_embd=4, n_head=1, n_layer=1, block_size=8, batch_size=16, steps=200, learning_rate=0.1, eval_batches=2, evals=4)
+    settings = training.Settings(n_embd=4, n_head=1, n_layer=1, block_size=8, batch_size=16, steps=200, learning_rate=0.1, eval_batches=2, evals=4, keep_best=False)
     train, val = training.split(torch.arange(len(text)), settings)
     assert (len(train), len(val)) == (900, 100) and val[0] == 900  # the last tenth
     model, vocab, history = training.train(Bigram, text, settings)
@@ -323,16 +418,16 @@ def test_works_in_a_student_release(tmp_path):
 
 def test_the_docs_weights_load_into_the_solutions_and_reach_their_loss():
     """docs/figures/gpt_trained.pt (made by python docs/figures/gpt_trained.py) is what tox -e write
-    trains with its defaults on the solutions and on corpus.txt as it is now; the docs compute everything
-    they show from it. After python -m write.corpus, retrain it."""
+    trains with its defaults on the solutions and on corpus.txt as it is now, but for the weights kept (the
+    last step's); the docs compute everything they show from it. After python -m write.corpus, retrain it."""
     path = Path(ROOT) / "docs" / "figures" / "gpt_trained.pt"
     assert path.stat().st_size <= 2 * 1024 * 1024
     check = (
-        "import sys; sys.path.insert(0, 'docs')\n"
+        "import dataclasses, sys; sys.path.insert(0, 'docs')\n"
         "from figures import gpt_trained\n"
         "from write import corpus, training\n"
         "model, vocab, text, settings, history = gpt_trained.trained()\n"  # loads into the solutions' GPT, strictly
-        "assert settings == training.Settings(), settings\n"
+        "assert settings == gpt_trained.SETTINGS == dataclasses.replace(training.Settings(), keep_best=False), settings\n"
         "assert text == corpus.load(), 'write/corpus.txt changed since: python docs/figures/gpt_trained.py'\n"
         "print(*gpt_trained.losses(), history.before, history.after, history.val_before, history.val_after)\n"  # raises unless they agree
     )

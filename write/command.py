@@ -1,10 +1,12 @@
 """``python -m write [FOLDER]``: train a small GPT built from your own
 exercises on the course's own text, then let it write.
 
-Trains on the first nine tenths of the text and holds out the last tenth.
-Prints the loss before and after on both (the training text and the held-out
-text), the grader's verdict in one line and a few samples; writes the samples,
-the loss curves and the weights to ``--out``.
+Trains on the first nine tenths of the text and holds out the last tenth,
+and keeps the weights of the step where the loss on the held-out tenth was
+lowest. Prints the loss before and with those weights on both (the training
+text and the held-out text), which step they are from, the grader's verdict
+in one line and a few samples; writes the samples, the loss curves
+(``loss.png``) and the weights to ``--out``.
 """
 import argparse
 import os
@@ -13,7 +15,8 @@ import time
 
 import torch
 
-from write import corpus, png, student, training, verdict
+from grader.text import t
+from write import corpus, plot, student, training, verdict
 
 SAMPLES, LENGTH = 3, 80
 DEFAULT_PROMPT = "注意力"
@@ -102,17 +105,17 @@ def _train_and_write(args, GPT, text, settings, grading) -> int:
     seconds = time.perf_counter() - started
     print(
         f"损失 / loss: {history.before:.2f} → {history.after:.2f}"
-        f"（训练的文字，训练前 → 训练后，{settings.steps} 步，{seconds:.0f} 秒 / the training text, before → after, "
+        f"（训练的文字，训练前 → 保留的权重；{settings.steps} 步，{seconds:.0f} 秒 / the training text, before → the weights kept; "
         f"{settings.steps} steps, {seconds:.0f} s）"
     )
-    best_step, best = history.val_best
     print(
         f"验证损失 / validation loss: {history.val_before:.2f} → {history.val_after:.2f}"
-        f"（留出的文字，没训练过；最低 {best:.2f}，在第 {best_step} 步 / the held-out text, never trained on; "
-        f"lowest {best:.2f}, at step {best_step}）"
+        "（留出的文字，没训练过 / the held-out text, never trained on）"
     )
-    if history.val_after > best + 0.1:
-        print(by_heart(best_step))
+    print(kept(history, settings.steps))
+    advice = by_heart(history, settings.dropout)
+    if advice:
+        print(advice)
     if verdict.sees_the_future(model, len(vocab), settings.block_size):
         print(verdict.too_good(history.after))
     print(grading.line())
@@ -133,13 +136,40 @@ def _train_and_write(args, GPT, text, settings, grading) -> int:
     return 0
 
 
-def by_heart(best_step: int) -> str:
+def kept(history, steps: int) -> str:
+    """Which weights the model ends with: those of the lowest validation loss (training.Settings.keep_best)."""
+    step = history.kept_step
+    if step == steps:
+        return "保留的权重 / weights kept: 最后一步的，验证损失在那里最低 / the last step's, where the validation loss was lowest"
     return (
-        f"验证损失从第 {best_step} 步以后不降反升：模型在背课文，背得越熟，没读过的文字就猜得越差。"
-        "试试 --dropout 0.2，或者少训练几步（--steps）。\n"
-        f"The validation loss rose after step {best_step}: the model is learning its text by heart, and the better it "
-        "knows it, the worse it guesses text it has not read. Try --dropout 0.2, or fewer --steps."
+        f"保留的权重 / weights kept: 第 {step} 步的，验证损失在那里最低；第 {steps} 步时它是 {history.val_last:.2f}"
+        f" / step {step}'s, where the validation loss was lowest; at step {steps} it was {history.val_last:.2f}"
     )
+
+
+def by_heart(history, dropout: float) -> str | None:
+    """What it means when the validation loss turned back up, and what to try: --dropout, unless it is set."""
+    best_step, best = history.val_best
+    if history.val_last <= best + 0.1:
+        return None
+    said = t(
+        f"验证损失从第 {best_step} 步以后不降反升：模型在背课文，背得越熟，没读过的文字就猜得越差。",
+        f"The validation loss rose after step {best_step}: the model is learning its text by heart, and the better "
+        "it knows it, the worse it guesses text it has not read.",
+    )
+    if dropout == 0:
+        tried = t("试试 --dropout 0.2：背得慢一些，两条线靠得更近。", "Try --dropout 0.2: it learns by heart more slowly, and the two lines stay closer.")
+    else:  # the advice it has already taken is not given again
+        tried = t(
+            f"用了 --dropout {dropout:g} 也一样。验证损失的最低点不会低多少：课文只有这么多，能学到的规律有限。",
+            f"It does so even with --dropout {dropout:g}. The lowest validation loss will not be much lower: there is "
+            "only so much to learn from so little text.",
+        )
+    shorter = t(
+        f"保留的反正是第 {best_step} 步的权重：少训练几步（--steps）省时间。",
+        f"The weights kept are step {best_step}'s anyway: fewer --steps save time.",
+    )
+    return str(t(said.zh + tried.zh + shorter.zh, f"{said.en} {tried.en} {shorter.en}"))
 
 
 def _train(GPT, text, settings, folder):
@@ -194,10 +224,15 @@ def _save(out, model, vocab, text, settings, history, prompt, samples) -> list[s
         f"dropout={settings.dropout:g}\n"
         f"# 损失 / loss: {history.before:.4f} -> {history.after:.4f}\n"
         f"# 验证损失 / validation loss: {history.val_before:.4f} -> {history.val_after:.4f}\n"
+        f"# 保留的权重 / weights kept: step {history.kept_step}; validation loss at step {settings.steps}: {history.val_last:.4f}\n"
         f"# 开头 / prompt: {prompt}\n"
     )
     with open(paths[0], "w", encoding="utf-8", newline="\n") as f:
         f.write(head + "".join(f"\n{s}\n" for s in samples))
-    png.write_png(paths[1], png.loss_curve(history.step_losses, history.eval_steps, history.eval_losses, history.val_losses))
     torch.save(training.checkpoint(model, vocab, text, settings, history), paths[2])
+    try:
+        plot.save(paths[1], history)
+    except ImportError:
+        print(t("没有画 loss.png：没装 matplotlib（tox -e write 会装上）。", "No loss.png: matplotlib is not installed (tox -e write installs it)."), file=sys.stderr)
+        paths.remove(paths[1])
     return paths

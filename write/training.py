@@ -4,8 +4,11 @@ The last tenth of the text is held out: the model trains on the first nine
 tenths only, and its loss is measured on both along the way. On the text it
 trains on the loss keeps falling; on the held-out tenth it falls as long as
 the model learns what holds for any Chinese of this course, and stops falling
-(or rises) once it learns the training text by heart. ``dropout`` (the
-``--dropout`` option) is the usual remedy.
+(or rises) once it learns the training text by heart. So the model ends with
+the weights it had where the held-out loss was lowest (``keep_best``): the
+curves still show the whole training, the way the two losses part, but what
+is kept (and written with, and saved) is the model that guesses new text
+best. ``dropout`` (the ``--dropout`` option) slows the learning by heart.
 
 Everything random comes from the seed: the model's first weights
 (``torch.manual_seed``), the batches (a generator of their own), the dropout
@@ -32,6 +35,7 @@ class Settings:
     learning_rate: float = 3e-3
     seed: int = 1
     dropout: float = 0.0  # GPT's dropout rate while training (none while measuring or writing)
+    keep_best: bool = True  # end with the weights of the lowest held-out loss measured, not the last ones
     val_share: float = 0.1  # the end of the text held out, never trained on
     eval_batches: int = 8  # batches in each measurement of the loss
     evals: int = 30  # measurements along the way, for the curve (at most one per 10 steps)
@@ -43,12 +47,15 @@ class Settings:
 @dataclass
 class History:
     """The loss of every training batch, and the loss measured along the way:
-    on the text trained on (``eval_losses``) and on the held-out text (``val_losses``)."""
+    on the text trained on (``eval_losses``) and on the held-out text (``val_losses``).
+    ``kept`` is the measurement whose weights the model ended with (-1: the last);
+    ``after`` and ``val_after`` are that model's losses."""
 
     step_losses: list = field(default_factory=list)  # step 1, 2, ...
     eval_steps: list = field(default_factory=list)
     eval_losses: list = field(default_factory=list)  # the training text
     val_losses: list = field(default_factory=list)  # the held-out text
+    kept: int = -1  # an index into the three lists above
 
     @property
     def before(self) -> float:
@@ -56,7 +63,7 @@ class History:
 
     @property
     def after(self) -> float:
-        return self.eval_losses[-1]
+        return self.eval_losses[self.kept]
 
     @property
     def val_before(self) -> float:
@@ -64,6 +71,15 @@ class History:
 
     @property
     def val_after(self) -> float:
+        return self.val_losses[self.kept]
+
+    @property
+    def kept_step(self) -> int:
+        return self.eval_steps[self.kept]
+
+    @property
+    def val_last(self) -> float:
+        """The held-out loss at the last step, whatever the weights kept."""
         return self.val_losses[-1]
 
     @property
@@ -107,7 +123,8 @@ def new_model(GPT, vocab: Vocabulary, settings: Settings):
 
 
 def train(GPT, text: str, settings: Settings, on_step=None, on_measure=None):
-    """Train a new ``GPT`` on the first part of ``text``; returns (model, vocab, history).
+    """Train a new ``GPT`` on the first part of ``text``; returns (model, vocab, history), the model
+    with the weights of ``history.kept`` (with ``keep_best``, those of the lowest held-out loss).
     ``on_step(step, loss)`` is called after every step, ``on_measure(step, train_loss, val_loss)``
     after every measurement. The vocabulary is the whole text's, the held-out part's included."""
     vocab = Vocabulary(text)
@@ -123,10 +140,17 @@ def train(GPT, text: str, settings: Settings, on_step=None, on_measure=None):
     evals = max(1, min(settings.evals, settings.steps // 10))  # a short run is not all measuring
     marks = {round(i * settings.steps / evals) for i in range(evals + 1)}
 
+    best = {}  # a copy of the weights of the lowest held-out loss so far
+
     def mark(step):
         history.eval_steps.append(step)
         history.eval_losses.append(measure(model, train_data, settings))
         history.val_losses.append(measure(model, val_data, settings))
+        k = len(history.val_losses) - 1
+        if not settings.keep_best or k == 0 or history.val_losses[k] < history.val_losses[history.kept]:
+            history.kept = k
+            if settings.keep_best:
+                best.update((name, w.detach().clone()) for name, w in model.state_dict().items())
         if on_measure:
             on_measure(step, history.eval_losses[-1], history.val_losses[-1])
 
@@ -143,6 +167,8 @@ def train(GPT, text: str, settings: Settings, on_step=None, on_measure=None):
             mark(step)
         if on_step:
             on_step(step, history.step_losses[-1])
+    if history.kept != len(history.eval_steps) - 1:
+        model.load_state_dict(best)
     return model, vocab, history
 
 
