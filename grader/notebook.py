@@ -104,7 +104,9 @@ def points(exercise_id: str, hidden: bool = False, folder: str | None = None) ->
     nbgrader's Validate reads as passed (the points it could not grade here
     are the teacher's hidden checks'); otherwise it ends with the public
     points earned, which Validate reads as failed. ``hidden=True`` (the
-    teacher's source notebook) grades with every check.
+    teacher's source notebook) grades with every check. nbgrader's Validate
+    shows a failed test cell's stderr and not what it printed: there the
+    failed checks are written to stderr too (``failed_checks``).
 
     Under ``nbgrader autograde`` a cell never grades in the kernel, where the
     answer cell's code has run: ``grader.teacher.nbgrader_autograde`` grades
@@ -120,7 +122,27 @@ def points(exercise_id: str, hidden: bool = False, folder: str | None = None) ->
     earned = float(sum(t["score"] for t in tests))
     if not hidden and tests and all(t["status"] == "passed" for t in tests):
         return None
+    if os.environ.get("NBGRADER_EXECUTION") == "validate" and (not tests or any(t["status"] != "passed" for t in tests)):
+        print(failed_checks(tests, report.warnings), file=sys.stderr)
     return earned
+
+
+def failed_checks(tests: list, warnings: list[str] = ()) -> str:
+    """The checks not passed, by name and points, then the known mistakes
+    they found, each once: what nbgrader's Validate shows of a failed test
+    cell in place of its "Partial credit; passed some but not all of the tests"."""
+    from grader.engine.report import wrap
+    from grader.text import DIAGNOSIS_LABEL
+
+    failed = [t for t in tests if t["status"] != "passed"]
+    lines = list(warnings) + ["未通过的检查 / checks not passed:"]
+    for t in failed:
+        lines += wrap(f"✗ {t['name'].split(': ', 1)[-1]}  ({t['score']:g}/{t['max_score']:g})")
+    found = [(t.get("extra_data") or {}).get("diagnosis") for t in failed]
+    for d in dict.fromkeys((d["zh"], d["en"]) for d in found if d):
+        lines += wrap(f"{DIAGNOSIS_LABEL}{d[0]} / {d[1]}")
+    lines.append("完整的报告：在笔记本里运行这个单元格 / the whole report: run this cell in the notebook")
+    return "\n".join(lines)
 
 
 def _grade(folder: str, extra: list[str], warnings: list[str]) -> Report:

@@ -1,9 +1,13 @@
 """The unit as an nbgrader course (``python -m grader nbgrader``), driven by
-the real nbgrader's commands: generate_assignment, validate (in a real
-kernel), autograde, generate_feedback and export.
+the real nbgrader's commands as the README's "Teachers with nbgrader" gives
+them, in a fresh copy of the project: generate_assignment, release_assignment
+and collect through an exchange of the test's (one student fetches and
+submits in between), the README's two made-up students copied into
+submitted/, autograde, generate_feedback and export; validate in a real
+kernel.
 
-Students hand in two of the eight notebooks (the rest are missing, which
-nbgrader scores 0): the reference, the untouched release, a catalogue
+More students hand in two of the eight notebooks (the rest are missing,
+which nbgrader scores 0): the reference, the untouched release, a catalogue
 mistake, and an answer cell that attacks the kernel it would run in.
 """
 import csv
@@ -37,9 +41,9 @@ def weighted_sum(scores, values):
 '''
 
 
-def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def nbgrader(course: Path, *args: str, check: bool = True, **extra_env: str) -> subprocess.CompletedProcess:
     # nbgrader starts its alembic script by name: the environment's bin first.
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""), **extra_env)
     env.pop("PYTHONPATH", None)  # nbgrader_config.py puts the course package there
     proc = python_m_grader(args, cwd=course, env=env, module="nbgrader")  # forked from the session's warm interpreter
     if check:
@@ -86,29 +90,66 @@ def reference(exercise: str) -> str:
     return (ROOT / "solutions" / BY_ID[exercise].filename).read_text(encoding="utf-8")
 
 
+def readme_block(*words: str) -> list[list[str]]:
+    """The commands of the section's one bash block that has all of ``words``."""
+    (block,) = [b for b in blocks("Teachers with nbgrader", "bash") if all(w in b for w in words)]
+    return commands(block)
+
+
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    """Where the README's teacher runs its commands: examples/ as in the
-    project (the grader itself is imported from it, as tox -e teacher does)."""
-    here = tmp_path_factory.mktemp("project")
-    shutil.copytree(ROOT / "examples" / "submissions", here / "examples" / "submissions")
-    shell = Shell(here)
-    steps = commands(blocks("Teachers with nbgrader", "bash")[0])
-    autograde = steps.index(["nbgrader", "autograde", "attention"])
-    for argv in steps[:autograde]:
-        shell.run(argv)
-    return {"shell": shell, "rest": steps[autograde:], "course": here / "course"}
+def project(tmp_path_factory, fresh_clone):
+    """A fresh copy of the project, where the README's teacher runs its
+    commands up to the release (the grader is imported from that copy, as
+    tox -e teacher does), with nbgrader's exchange in a folder of the test's,
+    set as a hub sets it: in the Jupyter config folder's nbgrader_config.py."""
+    here = tmp_path_factory.mktemp("teacher")
+    shutil.copytree(fresh_clone, here / "attention")
+    (here / "jupyter").mkdir()
+    (here / "jupyter" / "nbgrader_config.py").write_text(f"c.Exchange.root = {str(here / 'exchange')!r}\n", encoding="utf-8")
+    shell = Shell(here / "attention")
+    shell.env["JUPYTER_CONFIG_DIR"] = str(here / "jupyter")
+    said = {}
+    for argv in readme_block("generate_assignment"):
+        said[argv[1] if argv[0] == "nbgrader" else argv[0]] = shell.run(argv)
+    return {"shell": shell, "course": shell.cwd, "said": said, "here": here}
 
 
 @pytest.fixture(scope="module")
 def course(project):
-    """The course folder after the README's commands up to autograde."""
+    """The course folder after the README's commands up to the release."""
     return project["course"]
+
+
+def fetch_and_submit(project, ex: str, code: str) -> str:
+    """What a student does in the Assignments tab: fetch the release from the
+    exchange, write ``ex``'s answer, submit. Their id is their user name."""
+    from nbgrader.utils import get_username
+
+    home = project["here"] / "student"
+    home.mkdir()
+    shell = Shell(home)
+    shell.env = dict(project["shell"].env)
+    shell.run(["nbgrader", "fetch_assignment", "attention", "--course", "attention"])
+    path = home / "attention" / BY_ID[ex].notebook
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    answer_cell(nb)["source"] = code.splitlines(keepends=True)
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    shell.run(["nbgrader", "submit", "attention", "--course", "attention"])
+    return get_username()
 
 
 @pytest.fixture(scope="module")
 def graded(project, course):
-    """The class handed in; then the README's autograde, feedback and export."""
+    """The class handed in (through the exchange as the README's hub does,
+    by the README's copies, and by the test's), then the README's autograde,
+    feedback and export, each command's output kept."""
+    shell, said = project["shell"], project["said"]
+    for argv in readme_block("release_assignment", "collect"):
+        if argv[1] == "collect":
+            said["exchange student"] = fetch_and_submit(project, "ex0_weighted_sum", reference("ex0_weighted_sum"))
+        said[argv[1]] = shell.run(argv)
+    for argv in readme_block("mkdir", "cp"):
+        shell.run(argv)
     for ex in HANDED_IN:
         hand_in(course, "reference", ex, reference(ex))
         hand_in(course, "untouched", ex, None)
@@ -116,8 +157,8 @@ def graded(project, course):
     hand_in(course, "mistake", "ex4_masking", reference("ex4_masking"))
     hand_in(course, "attacker", "ex0_weighted_sum", ATTACK)
     hand_in_copied(course, "copier")  # sorted before most of the class: it must not stop them
-    for argv in project["rest"]:
-        project["shell"].run(argv)
+    for argv in readme_block("autograde", "export"):
+        said[argv[1]] = shell.run(argv)
     return course
 
 
@@ -151,22 +192,121 @@ def test_release_has_no_solution_and_no_hidden_tests(course):
         assert test.rstrip().endswith(f'points("{ex}", hidden=hidden)')
 
 
+def released_with(course: Path, folder: Path, ex: str, code: str) -> Path:
+    """The release of ``ex`` with ``code`` in its answer cell, saved in ``folder`` under its own name."""
+    nb = json.loads((course / "release" / "attention" / BY_ID[ex].notebook).read_text(encoding="utf-8"))
+    answer_cell(nb)["source"] = code.splitlines(keepends=True)
+    folder.mkdir()
+    (folder / BY_ID[ex].notebook).write_text(json.dumps(nb), encoding="utf-8")
+    return folder / BY_ID[ex].notebook
+
+
 def test_validate_runs_the_public_checks_in_a_real_kernel(course, tmp_path):
     """The untouched release fails Validate; the reference passes it with
     the public checks alone (a release notebook runs no hidden check); the
-    teacher's source notebook passes it with every check."""
+    teacher's source notebook passes it with every check. A notebook that
+    fails is told which checks it did not pass (nbgrader shows a test cell's
+    stderr, never what it printed), with the mistake they found when they
+    found one: a dtype lost in ex0, ex4's future filled with 0."""
     release = course / "release" / "attention" / "ex0_weighted_sum.ipynb"
     source = course / "source" / "attention" / "ex0_weighted_sum.ipynb"
-    done = tmp_path / "ex0_weighted_sum.ipynb"
-    nb = json.loads(release.read_text(encoding="utf-8"))
-    answer_cell(nb)["source"] = reference("ex0_weighted_sum").splitlines(keepends=True)
-    done.write_text(json.dumps(nb), encoding="utf-8")
-    proc = nbgrader(course, "validate", str(release), str(done), str(source), check=False)
+    done = released_with(course, tmp_path / "done", "ex0_weighted_sum", reference("ex0_weighted_sum"))
+    float32 = released_with(course, tmp_path / "float32", "ex0_weighted_sum", MISTAKE.read_text(encoding="utf-8"))
+    zero = released_with(course, tmp_path / "zero", "ex4_masking", (MISTAKE.parent / "ex4_masking__filled_with_zero.py").read_text(encoding="utf-8"))
+    proc = nbgrader(course, "validate", str(release), str(done), str(source), str(float32), str(zero), check=False)
     out = proc.stdout
     # nbgrader says how each notebook went, in the order they were given.
-    assert out.count("VALIDATION FAILED ON 1 CELL(S)") == 1, out + proc.stderr
-    assert out.count("Success! Your notebook passes all the tests.") == 2, out + proc.stderr
-    assert out.index("VALIDATION FAILED") < out.index("Partial credit") < out.index("Success!")
+    parts = re.split(r"(?=VALIDATION FAILED ON|Success! Your notebook)", out)[1:]
+    assert [p.split(" ", 1)[0] for p in parts] == ["VALIDATION", "Success!", "Success!", "VALIDATION", "VALIDATION"], out + proc.stderr
+    assert "Partial credit" not in out
+    untouched, float32_said, zero_said = (" ".join(parts[i].split()) for i in (0, 3, 4))
+    for said in (untouched, float32_said, zero_said):
+        assert "未通过的检查 / checks not passed:" in said and "the whole report: run this cell in the notebook" in said, said
+    assert untouched.count("✗ ") == 5 and "✗ 课文里的例子 / the worked example (0/1)" in untouched
+    assert float32_said.count("✗ ") == 1 and "✗ float64 进，float64 出 / the dtype is kept: float64 in, float64 out (0/1)" in float32_said
+    assert "诊断 / found:" not in float32_said
+    assert zero_said.count("诊断 / found:") == 1 and "You filled the future with 0: a 0 still gets weight after softmax" in zero_said
+
+
+def test_the_readmes_commands_grade_what_reaches_submitted(project, graded):
+    """The README's blocks as written: what its exchange's collect and its
+    copies put in submitted/<student id>/attention/ is what autograde grades
+    (the student who submitted ex0's reference through the exchange earns
+    its points, ada what the README says, bob 0), and autograde says nothing
+    about a student who handed everything in: no "checksum has changed"
+    for the test cells the release cut the hidden part from, no SQLAlchemy
+    warning; only "No submitted file" for each notebook not handed in."""
+    said, student = project["said"], project["said"]["exchange student"]
+    assert f"Collecting submission: {student} attention" in said["collect"].stderr
+    collected = graded / "submitted" / student / "attention"
+    assert sorted(p.name for p in collected.glob("*.ipynb")) == sorted(BY_ID[ex].notebook for ex in IDS)
+    assert (collected / "timestamp.txt").is_file()
+    got = grades(graded)
+    readme_says = re.search(r"grades\.csv: ada (\d+), bob (\d+)", "\n".join(blocks("Teachers with nbgrader", "bash")))
+    assert (got["ada"], got["bob"]) == (TOTAL, 0) == tuple(float(n) for n in readme_says.groups())
+    assert got[student] == BY_ID["ex0_weighted_sum"].points
+    for who in ("ada", "bob", student):
+        assert sorted(p.name for p in (graded / "feedback" / who / "attention").glob("*.html")) == sorted(f"{ex}.html" for ex in IDS)
+    autograde = said["autograde"].stdout + said["autograde"].stderr
+    assert "checksum" not in autograde and "Warning" not in autograde and "Traceback" not in autograde, autograde[-3000:]
+    missing = re.findall(r"No submitted file: .*/submitted/([^/]+)/attention/(\w+)\.ipynb", autograde)
+    assert sorted(set(who for who, _ in missing)) == ["attacker", "copier", "mistake", "reference", "untouched"]
+    assert len(missing) == 5 * (len(IDS) - 2) + 1  # the attacker handed in one notebook
+    warnings = [line for line in autograde.splitlines() if "| WARNING]" in line]
+    assert len(warnings) == len(missing), warnings
+
+
+def test_a_changed_test_cell_is_still_named(graded):
+    """Restoring the hidden part silently is for a test cell exactly as
+    released: a student who edits the cell still gets nbgrader's warning
+    (and the teacher's cell back), here one of the two ways, a line added."""
+    course = graded
+    folder = course / "submitted" / "editor" / "attention"
+    hand_in(course, "editor", "ex0_weighted_sum", reference("ex0_weighted_sum"))
+    path = folder / BY_ID["ex0_weighted_sum"].notebook
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb["cells"][-1]["source"] = ["points = lambda *a, **k: 10.0\n", *nb["cells"][-1]["source"]]
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    proc = nbgrader(course, "autograde", "attention", "--student", "editor")
+    said = proc.stdout + proc.stderr
+    assert said.count("Attribute 'checksum' for cell test_ex0_weighted_sum has changed!") == 1, said[-3000:]
+    assert "checksum' for cell test_ex4" not in said
+
+
+def moved_course(tmp_path: Path, fresh_clone: Path) -> Path:
+    """A course folder written inside a copy of the project, a student's ex0
+    handed in, then the project moved elsewhere with it: the old paths are gone."""
+    old = tmp_path / "old" / "attention"
+    shutil.copytree(fresh_clone, old)
+    proc = python_m_grader(["nbgrader", "--out", old / "course"], cwd=old, env={**os.environ, "PYTHONPATH": str(old)})
+    assert proc.returncode == 0, proc.stderr
+    nbgrader(old / "course", "generate_assignment", "attention")
+    hand_in(old / "course", "lin", "ex0_weighted_sum", reference("ex0_weighted_sum"))
+    shutil.move(tmp_path / "old", tmp_path / "moved")
+    return tmp_path / "moved" / "attention" / "course"
+
+
+def test_a_course_folder_moved_or_copied_finds_its_course_package(tmp_path, fresh_clone):
+    """Moved with the project: found relative to the course folder. Copied
+    alone to where no project is beside it (a hub): not found, and every
+    command stops saying so, before anything is graded; found again where
+    ATTENTION_PROJECT says, and one that names a folder without the hidden
+    checks is refused."""
+    course = moved_course(tmp_path, fresh_clone)
+    nbgrader(course, "autograde", "attention")
+    nbgrader(course, "export")
+    assert grades(course)["lin"] == BY_ID["ex0_weighted_sum"].points
+    hub = tmp_path / "hub" / "course"
+    shutil.copytree(course, hub)
+    shutil.rmtree(hub / "autograded")
+    for extra in ({}, {"ATTENTION_PROJECT": str(tmp_path / "hub")}):
+        proc = nbgrader(hub, "autograde", "attention", check=False, **extra)
+        assert proc.returncode != 0
+        assert "cannot find the course package (the folder with grader/ and checks/hidden/)" in proc.stderr, proc.stderr[-2000:]
+        assert "set ATTENTION_PROJECT to its path" in proc.stderr and not (hub / "autograded").exists()
+    nbgrader(hub, "autograde", "attention", ATTENTION_PROJECT=str(course.parent))
+    nbgrader(hub, "export", ATTENTION_PROJECT=str(course.parent))
+    assert grades(hub)["lin"] == BY_ID["ex0_weighted_sum"].points
 
 
 def test_a_test_cell_run_by_autograde_in_a_kernel_scores_0(monkeypatch, capsys):
@@ -282,7 +422,7 @@ def test_the_readme_batch_adds_a_class_beside_nbgraders_assignment(project, grad
 
     url = f"sqlite:///{graded / 'gradebook.db'}"
     before = rows(url)
-    for argv in commands(blocks("Teachers with nbgrader", "bash")[1]):
+    for argv in readme_block("--db"):
         project["shell"].run(argv)
     after = rows(url)
     for table, old in before.items():

@@ -124,6 +124,47 @@ class KeepCopiedCells(NbGraderPreprocessor):
         return nb, resources
 
 
+class RestoreHiddenTests(NbGraderPreprocessor):
+    """In ``Autograde.sanitize_preprocessors``, before nbgrader's
+    ``OverwriteCells``: a test cell as the release has it gets the teacher's
+    source back, hidden part and all, without a warning.
+
+    nbgrader's ``generate_assignment`` stores each locked cell's source and
+    checksum in the gradebook before ``ClearHiddenTests`` takes the hidden
+    part out of the released cell (the order of its preprocessors), so
+    ``OverwriteCells`` finds every released test cell with a hidden part
+    changed: it logs "Attribute 'checksum' for cell test_<id> has changed!"
+    and puts the stored source back (nbgrader issue #1961), eight times for a
+    student who hands in the eight notebooks untouched. Here a cell whose
+    source is exactly the stored one with its hidden part cleared (by
+    nbgrader's own ``ClearHiddenTests``) gets the stored source first; a
+    cell a student changed otherwise still gets nbgrader's warning.
+    GradeInSandbox never runs the cell's source: only the warning changes."""
+
+    def preprocess(self, nb, resources):
+        import copy
+
+        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.preprocessors import ClearHiddenTests
+
+        info = resources["nbgrader"]
+        clear = ClearHiddenTests(parent=self)  # the course's delimiters, should it set any
+        with Gradebook(info["db_url"]) as gradebook:
+            for cell in nb.cells:
+                meta = cell.get("metadata", {}).get("nbgrader", {})
+                if cell.get("cell_type") != "code" or not meta.get("locked") or not isinstance(meta.get("grade_id"), str):
+                    continue
+                try:
+                    stored = gradebook.find_source_cell(meta["grade_id"], info["notebook"], info["assignment"]).source
+                except MissingEntry:
+                    continue  # OverwriteCells says so
+                released = copy.deepcopy(cell)
+                released.source = stored
+                if clear._remove_hidden_test_region(released) and released.source == cell.source:
+                    cell.source = stored
+        return nb, resources
+
+
 def _notes_of(nb) -> str:
     ids = nb.metadata.get("attention_notes") or []
     if not ids:

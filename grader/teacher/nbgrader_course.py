@@ -124,21 +124,64 @@ def source_notebook(exercise_id: str, project: str = PROJECT, docs_url: str | No
     return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
 
 
-def config_text(project: str, course_id: str) -> str:
+def config_text(project: str, course_id: str, relative: str | None = None) -> str:
+    """nbgrader_config.py for the course package at ``project`` (absolute),
+    ``relative`` to the course folder when the two share a file system."""
     return f'''"""nbgrader's configuration for the self-attention unit, written by
 ``python -m grader nbgrader`` (run it again rather than editing the notebooks).
 
-The grader, its checks and the solutions stay in the course package named
-below; nothing of them is copied into this folder.
+The grader, its checks and the solutions stay in the course package; nothing
+of them is copied into this folder.
 """
 import os
 import sys
+import warnings
 
-# The course package: nbgrader imports the grader from it, and the kernels
-# nbgrader starts (Validate) find it on PYTHONPATH.
-ATTENTION = {project!r}
+from sqlalchemy.exc import SAWarning
+
+# The course package (grader/ and checks/hidden/): nbgrader imports the grader
+# from it, and the kernels nbgrader starts (Validate) find it on PYTHONPATH.
+# Looked for in $ATTENTION_PROJECT when it is set, else where it was when this
+# file was written: relative to this folder first (a course folder moved or
+# copied with the project, to a hub say), then at that absolute path (a course
+# folder moved alone).
+HERE = os.path.dirname(os.path.abspath(__file__))
+WRITTEN_FROM = [os.path.join(HERE, p) for p in {[p for p in (relative, project) if p]!r}]
+
+
+def is_course_package(folder):
+    return os.path.isfile(os.path.join(folder, "grader", "__init__.py")) and os.path.isdir(os.path.join(folder, "checks", "hidden"))
+
+
+def course_package():
+    named = os.environ.get("ATTENTION_PROJECT")
+    places = [named] if named else WRITTEN_FROM
+    for place in places:
+        if is_course_package(place):
+            return os.path.abspath(place)
+    # SystemExit, not an exception: nbgrader logs a config file's exceptions
+    # and goes on without it, and without GradeInSandbox its autograde would
+    # run the students' cells in a kernel.
+    sys.exit(
+        "nbgrader_config.py: 错误 / error: 找不到课程包（有 grader/ 和 checks/hidden/ 的文件夹）/ "
+        "cannot find the course package (the folder with grader/ and checks/hidden/); looked in: "
+        + ", ".join(os.path.abspath(p) for p in places)
+        + "\\n  把 ATTENTION_PROJECT 设为它的路径 / set ATTENTION_PROJECT to its path, "
+        "e.g. ATTENTION_PROJECT=/srv/attention nbgrader autograde {course_id}"
+    )
+
+
+ATTENTION = course_package()
 sys.path.insert(0, ATTENTION)
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ATTENTION, os.environ.get("PYTHONPATH")]))
+
+# nbgrader 0.9's Gradebook.add_submission (api.py) builds a student's
+# submission before it adds it to the database session, and SQLAlchemy 2
+# warns, for every student, that an autoflush in between left those objects
+# out ("Object of type <SubmittedAssignment> not in session, add operation
+# along ... will not proceed"; SQLAlchemy 2 no longer cascades along
+# backrefs). The session.add that follows adds them, grades and all: noise.
+warnings.filterwarnings("ignore", message=r"Object of type <Submitted\\w+> not in session", category=SAWarning)
 
 c = get_config()  # noqa: F821 - nbgrader defines it
 c.CourseDirectory.course_id = {course_id!r}
@@ -148,9 +191,12 @@ c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 # writes the test cells' reports and points (in place of nbgrader's Execute).
 # A copied cell (its grade id twice) or nbgrader metadata a student changed
 # never stops the class: KeepCopiedCells stands in for nbgrader's DeduplicateIds.
+# RestoreHiddenTests puts back the hidden part the release took out of a test
+# cell, which OverwriteCells would do with a warning for every such cell.
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "grader.teacher.nbgrader_autograde.KeepCopiedCells",
+    "grader.teacher.nbgrader_autograde.RestoreHiddenTests",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -176,6 +222,13 @@ c.Execute.timeout = 300
 '''
 
 
+def _relative(project: str, out: str) -> str | None:
+    try:
+        return os.path.relpath(os.path.abspath(project), os.path.abspath(out))
+    except ValueError:  # another drive (Windows): no relative path
+        return None
+
+
 def write_course(out: str, assignment: str = "attention", project: str = PROJECT, docs_url: str | None = None) -> list[str]:
     """Write the course folder; the paths written, relative to ``out``."""
     written = []
@@ -184,7 +237,7 @@ def write_course(out: str, assignment: str = "attention", project: str = PROJECT
     for ex in IDS:
         write_atomically(os.path.join(folder, BY_ID[ex].notebook), source_notebook(ex, project, docs_url))
         written.append(os.path.join(SOURCE, assignment, BY_ID[ex].notebook))
-    write_atomically(os.path.join(out, CONFIG), config_text(os.path.abspath(project), assignment))
+    write_atomically(os.path.join(out, CONFIG), config_text(os.path.abspath(project), assignment, _relative(project, out)))
     written.append(CONFIG)
     return written
 
