@@ -36,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="stay open and grade an exercise again each time its file is saved (Ctrl-C ends) / 每次保存就重新评分",
     )
+    g.add_argument(
+        "--exit-code",
+        action="store_true",
+        help="exit with 1 when a check did not pass (tox -e grade: tox says FAIL, not congratulations, until every check passes)",
+    )
     # How the report names the folder, when not as given (grader.notebook's check: the folder's own name).
     g.add_argument("--display-name", default=None, help=argparse.SUPPRESS)
 
@@ -117,4 +122,6 @@ def _grade(parser, args) -> int:
         grader.close()
     sys.stderr.write(said.stderr)
     sys.stdout.write(said.stdout)
+    if said.code == 0 and args.exit_code and not said.passed:
+        return 1  # graded, not all passed: as a test runner says it
     return said.code

@@ -231,7 +231,9 @@ def test_tox_ini_has_grade_and_write_and_the_same_pins(release):
     grade = student["testenv:grade"]
     assert grade["deps"].split() == main["base"]["deps"].split()
     assert "PIP_*" in grade["pass_env"]
-    assert grade["commands"].strip() == "python -m grader grade {posargs:exercises}"
+    assert grade["commands"].strip() == main["testenv:grade"]["commands"].strip() == "python -m grader grade --exit-code {posargs:exercises}"
+    assert grade["install_command"].strip() == main["testenv:grade"]["install_command"].strip()  # pip seen on the first run
+    assert "grader/pip_install.py" in grade["install_command"] and (release / "grader" / "pip_install.py").is_file()
     write = student["testenv:write"]
     assert write["deps"].split() == main["base"]["deps"].split() + [d for d in main["testenv:write"]["deps"].split() if not d.startswith("{")]
     assert "PIP_*" in write["pass_env"] and write["commands"].strip() == main["testenv:write"]["commands"].strip()

@@ -1,6 +1,10 @@
-"""Every command on the start page works as written: in a fresh copy of the
-project (its tracked files, as a clone has them) and in the student edition
-(``python -m grader release``).
+"""Every command on the start page, and every grade command of README.md's
+student section, works as written: in a fresh copy of the project (its
+tracked files, as a clone has them) and in the student edition
+(``python -m grader release``). Graded, the untouched stubs say one line per
+exercise and close on the total and what to do next, and the command exits
+with 1 (tox -e grade's ``--exit-code``), so tox ends with "evaluation
+failed", not "congratulations".
 
 The commands are read from the page's code blocks (```bash fences and
 indented blocks, in either language). tox itself is not run (it would install
@@ -47,6 +51,11 @@ TYPED = "import torch\nfrom ex0_weighted_sum import weighted_sum\nweighted_sum(t
 def page_commands(path: Path = START) -> list[str]:
     """The shell commands of the page's code blocks, each once, in page order,
     comments dropped and spacing normalised (``shlex.join``)."""
+    return markdown_commands(path.read_text(encoding="utf-8"))
+
+
+def markdown_commands(text: str) -> list[str]:
+    """``page_commands`` of Markdown text (a fence indented in a list item too)."""
     found: list[str] = []
 
     def walk(tokens):
@@ -60,7 +69,7 @@ def page_commands(path: Path = START) -> list[str]:
             elif tok.type == "colon_fence":
                 walk(markdown_tokens(tok.content))
 
-    walk(markdown_tokens(path.read_text(encoding="utf-8")))
+    walk(markdown_tokens(text))
     return found
 
 
@@ -126,7 +135,24 @@ def _watched(argv: list[str], work: Path, env: dict) -> subprocess.CompletedProc
     return subprocess.CompletedProcess(argv, proc.returncode, "".join(out) + rest, err)
 
 
+def readme_commands() -> list[str]:
+    """The shell commands of README.md's student section up to its Jupyter
+    part (tests/test_lab.py's), each once, in order, as ``page_commands``
+    writes them."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## 学生 / Students\n(.*?)^##+ ", text, re.MULTILINE | re.DOTALL)
+    assert section, "README.md has no student section"
+    return markdown_commands(section.group(1))
+
+
+def left_to_others(command: str) -> bool:
+    """``tox -e write``: it trains for minutes, and tests/test_write.py runs it."""
+    return shlex.split(command)[:3] == ["tox", "-e", "write"]
+
+
+README_COMMANDS = [c for c in readme_commands() if c not in NOT_RUN and not left_to_others(c)]
 COMMANDS = [c for c in page_commands() if c not in NOT_RUN]
+COMMANDS += [c for c in README_COMMANDS if c not in COMMANDS]
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +173,22 @@ def test_the_page_has_the_commands_we_expect():
     assert any(" -i " in c for c in COMMANDS)  # the way to try the examples
 
 
+def test_the_readme_has_the_commands_we_expect():
+    readme = readme_commands()
+    assert NOT_RUN & set(readme) == {"PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade"}
+    # The CPU build is set up before anything else runs: a student reading in order gets it first.
+    first_tox = next(c for c in readme if "tox" in c.split()[:2])
+    assert first_tox.startswith("PIP_EXTRA_INDEX_URL="), readme
+    assert {"tox -e grade", "tox -e grade -- --only ex4_masking"} <= set(README_COMMANDS)
+    assert all(c.startswith(("tox -e grade", "tox exec -e grade")) for c in README_COMMANDS), README_COMMANDS
+
+
+def test_the_student_editions_readme_gets_the_cpu_build_first(student_edition):
+    said = markdown_commands((student_edition / "README.md").read_text(encoding="utf-8"))
+    first_tox = next(c for c in said if "tox" in c.split()[:2])
+    assert first_tox == "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade", said
+
+
 def test_page_commands_reads_fences_and_indented_blocks(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(":::{zh}\n说明：\n\n    python -m pip install tox\n:::\n\n"
@@ -161,7 +203,9 @@ def test_command_works(results, edition, command):
     proc = results[edition, command]
     said = proc.stdout + proc.stderr
     argv = shlex.split(command)
-    assert proc.returncode == 0, said
+    graded = argv[:3] == ["tox", "-e", "grade"] and "--watch" not in argv
+    # Graded, the stubs fail every check: 1, so that tox says "evaluation failed". Anything else: 0.
+    assert proc.returncode == (1 if graded else 0), said
     assert (proc.stderr if "-i" in argv else proc.stdout).strip(), said  # python -i prompts on stderr
     if argv[:3] == ["tox", "-e", "grade"]:
         # The folders hold the stubs: graded, they are "not implemented yet", which is not an error.
@@ -169,6 +213,8 @@ def test_command_works(results, edition, command):
         if "--only" in argv:
             only = argv[argv.index("--only") + 1]
             assert only in proc.stdout and not [ex for ex in IDS if ex != only and ex in proc.stdout], said
+    if graded:
+        untouched_stubs_say_one_line_each(proc.stdout, argv[argv.index("--only") + 1] if "--only" in argv else None)
         if "--json" in argv:
             written = json.loads((proc.work / argv[argv.index("--json") + 1]).read_text(encoding="utf-8"))
             assert {t["tags"][0] for t in written["tests"]} == set(IDS)
@@ -176,6 +222,25 @@ def test_command_works(results, edition, command):
         # The student's own file is imported (not a copy elsewhere), and says it is unfinished.
         assert "NotImplementedError" in proc.stderr, said
         assert re.search(r"exercises[/\\]ex0_weighted_sum\.py", proc.stderr), said
+
+
+def untouched_stubs_say_one_line_each(report: str, only: str | None) -> None:
+    """The report of untouched stubs: each exercise has its row in the table
+    and one line below it, no check listed; the last two lines, Chinese then
+    English, give the total and the next step, with the exercise to start."""
+    lines = report.rstrip("\n").splitlines()
+    graded = [only] if only else IDS
+    for ex in graded:
+        about = [line for line in lines[:-2] if ex in line]
+        assert len(about) == 2, (ex, about)  # its row and its line
+        assert any("尚未完成 / not implemented yet" in line for line in about), (ex, about)
+    assert not [line for line in lines if line.startswith("✗")], report
+    assert len(lines) <= 6 + 2 * len(graded) + 8, report  # title, table, total, (+n), the closing lines
+    zh, en = lines[-2:]
+    total = r"0 / \d+"
+    assert re.fullmatch(rf"总分 {total}：.*没开始。下一步：.*{graded[0]}.*", zh), zh
+    started = "not started yet" if only else "nothing started yet"
+    assert re.fullmatch(rf"Total {total}: {started}\. Next: .*{graded[0]}.*TODO\.", en), en
 
 
 def test_examples_that_run_the_students_code_are_found():

@@ -17,6 +17,7 @@ class Said:
     code: int  # 0 graded; 3 the grader itself failed on something (the report says what)
     stdout: str  # the report
     stderr: str = ""  # the grader's own notes (code not fully confined here, say)
+    passed: bool = True  # every check graded passed (``grade --exit-code`` exits 1 otherwise)
 
 
 def grade_folder(grader, args) -> Said:
@@ -44,4 +45,5 @@ def grade_folder(grader, args) -> Said:
     notes = unconfined_note(grade.unconfined) + "\n" if grade.unconfined and not grader.quiet else ""
     if args.json:
         report.write_json(grade, args.json)
-    return Said(3 if grade.errors else 0, report.terminal(grade), notes)
+    passed = all(r.passed for r in grade.results)
+    return Said(3 if grade.errors else 0, report.terminal(grade), notes, passed)

@@ -93,6 +93,11 @@ def _tokens(text: str):
         yield word
 
 
+def not_started(rs) -> bool:
+    """Every check of the exercise met the untouched stub's NotImplementedError."""
+    return bool(rs) and all(r.not_implemented for r in rs)
+
+
 def _grouped(failed):
     groups: dict[str, list] = {}
     for r in failed:
@@ -130,6 +135,13 @@ def terminal(grade, title: str = "") -> str:
         failed = [r for r in rs if not r.passed]
         if not failed:
             continue
+        printed = grade.outputs.get(ex, "").strip()
+        if not_started(rs) and not printed:
+            # The table says it scored nothing; one line says why (its checks would repeat it).
+            out.append(f"· {ex}: {NOT_IMPLEMENTED.zh} / {NOT_IMPLEMENTED.en}")
+            continue
+        if out[-1].startswith("· "):
+            out.append("")
         out.append(f"━━ {ex} {BY_ID[ex].zh} / {BY_ID[ex].en} " + "━" * max(0, WIDTH - 8 - width(ex + BY_ID[ex].zh + BY_ID[ex].en)))
         shared = _shared_fault(rs)
         if shared is not None:
@@ -139,22 +151,68 @@ def terminal(grade, title: str = "") -> str:
             # function) are listed together, with the reason once.
             groups = list(_grouped(failed))
             for feedback, group in groups[:SHOWN_IN_FULL]:
-                for r in group:
-                    out.append(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})")
+                if not_started(group):
+                    # A function not written yet: its checks are counted, not listed.
+                    most = sum(r.max_points for r in group)
+                    out.append(f"✗ {len(group)} 项检查 / {count(len(group), 'check')}  (0/{_num(most)})")
+                else:
+                    for r in group:
+                        out.append(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})")
                 out.append(_indent(feedback))
             rest = [r for _, group in groups[SHOWN_IN_FULL:] for r in group]
             if rest:
                 out.append(f"还有 {len(rest)} 项检查未通过（先改上面的，它们常常一起变好）")
                 out.append(f"{count(len(rest), 'more check')} failed (fix the ones above first; these often follow):")
                 out.extend(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})" for r in rest)
-        printed = grade.outputs.get(ex, "").strip()
         if printed:
             out.append(_indent("你的程序输出 / your code printed:\n" + _indent(printed[-1200:])))
         out.append("")
+    if out[-1]:
+        out.append("")
     for err in grade.errors:
-        out.append("评分程序出错 / grader error:\n" + err)
+        out += ["评分程序出错 / grader error:\n" + err, ""]
+    out += closing(grade)
     text = "\n".join(out).rstrip()
     return "\n".join(w for line in text.splitlines() for w in wrap(line)) + "\n"
+
+
+def closing(grade) -> list[str]:
+    """The report's last lines, Chinese then English, each one line of the
+    terminal: the total, how many exercises are done, and what to do next
+    (the first exercise, in the course's order, that is not done). tox, a
+    terminal and a notebook all show it, so it names no command."""
+    rows = list(_exercise_rows(grade))
+    total = f"{_num(grade.score)} / {_num(grade.max_score)}"
+    if grade.errors:
+        return [f"总分 {total}：评分程序出错，部分检查没有运行（见上），请告诉老师。",
+                f"Total {total}: the grader failed, some checks did not run (above): tell your teacher."]
+    todo = [ex for ex, rs in rows if not all(r.passed for r in rs)]
+    hidden = sum(grade.teacher_points.values())
+    if not todo:
+        if hidden:
+            return [f"总分 {total}：公开检查全部通过；隐藏检查（+{_num(hidden)}）由老师评分。",
+                    f"Total {total}: every public check passed; the hidden ones (+{_num(hidden)}) are your teacher's."]
+        return [f"总分 {total}：每项检查都通过了。", f"Total {total}: every check passed."]
+    idle = [ex for ex, rs in rows if not_started(rs)]
+    first = todo[0]
+    if len(rows) == 1:
+        zh_state, en_state = ("还没开始", "not started yet") if idle else ("还有检查没通过", "not done yet")
+    elif len(idle) == len(rows):
+        zh_state, en_state = f"{len(rows)} 道都还没开始", "nothing started yet"
+    else:
+        done = len(rows) - len(todo)
+        zh_state = f"完成 {done} / {len(rows)} 道" + (f"，{len(idle)} 道没开始" if idle else "")
+        en_state = f"{done} of {len(rows)} done" + (f", {len(idle)} not started" if idle else "")
+    if first in idle:
+        zh_next = [f"在 {first} 的 TODO 处写代码", f"写 {first}"]
+        en_next = [f"write {first} where it says TODO", f"{first}, at its TODO", f"write {first}"]
+    else:
+        zh_next = [f"按上面的反馈改 {first}", f"改 {first}"]
+        en_next = [f"fix {first} (its feedback is above)", f"fix {first} (feedback above)", f"fix {first}"]
+    # The longest that keeps each on one line of the terminal.
+    zh = [f"总分 {total}：{zh_state}。下一步：{n}。" for n in zh_next]
+    en = [f"Total {total}: {en_state}. Next: {n}." for n in en_next]
+    return [next((line for line in lines if width(line) <= WIDTH), lines[-1]) for lines in (zh, en)]
 
 
 def without_hidden_inputs(grade):

@@ -121,6 +121,16 @@ def _added_deps(project: str, env: str) -> list[str]:
     return [d.strip() for d in config.get(f"testenv:{env}", "deps").splitlines() if d.strip() and not d.strip().startswith(("{", "#"))]
 
 
+def _grade_setting(project: str, key: str) -> str:
+    """tox.ini's ``[testenv:grade]`` ``key``, as the student's tox.ini takes it: the grade
+    command (``--exit-code``) and the install command that shows the first install."""
+    import configparser
+
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
+    return config["testenv:grade"][key].strip()
+
+
 def student_tox_ini(project: str = PROJECT) -> str:
     deps = "".join(f"    {d}\n" for d in packaging.tox_base_deps(project))
     write_deps = deps + "".join(f"    {d}\n" for d in _added_deps(project, "write"))
@@ -146,7 +156,8 @@ pass_env = PIP_*
 set_env =
     PYTHONPATH = {{tox_root}}
 deps =
-{deps}commands = python -m grader grade {{posargs:exercises}}
+{deps}install_command = {_grade_setting(project, "install_command")}
+commands = {_grade_setting(project, "commands")}
 
 [testenv:lab]
 description = open the exercises' notebooks (notebooks/) in JupyterLab, with a kernel that has torch; check("<id>") in a notebook grades it

@@ -39,12 +39,12 @@ def student_readme(hidden_total: float, project: str = PROJECT) -> str:
         blocks["intro"],
         _exercise_table(),
         f"讲义 / Course notes: [{DOCS_URL}]({DOCS_URL})",
-        "## 开始 / Getting started\n\n" + blocks["requirements"] + "\n\n" + GETTING_STARTED,
+        # The CPU build before the first command: a student reading in order installs it, not the CUDA one.
+        "## 开始 / Getting started\n\n" + blocks["requirements"] + "\n\n" + blocks["cpu-build"] + "\n\n" + GETTING_STARTED,
         READING_THE_TABLE,
         EXPERIMENTS,
         WRITE,
         _hidden_checks(hidden_total),
-        "## Linux 上请装 CPU 版 PyTorch / PyTorch on Linux: get the CPU build\n\n" + blocks["cpu-build"],
     ]
     return "\n\n".join(sections) + "\n"
 
@@ -77,8 +77,9 @@ GETTING_STARTED = """\
    tox -e grade -- --only ex4_masking    # 一道练习 / one exercise
    ```
 
-第一次运行会把 PyTorch 装进 `.tox/grade`（几分钟），之后每次几秒钟。
-The first run installs PyTorch into `.tox/grade` (a few minutes); later runs take seconds."""
+报告最后两行是总分和下一步。还有检查没通过时，tox 最后说 `evaluation failed :(`；每项检查都通过了，才说 `congratulations :)`。
+The report's last two lines give the total and the next step. While a check fails, tox ends with
+`evaluation failed :(`; once every check passes, with `congratulations :)`."""
 
 READING_THE_TABLE = """\
 ## 看懂评分表 / Reading the table
