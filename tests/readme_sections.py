@@ -1,6 +1,7 @@
 """The code blocks of one README.md section, for the tests that run them as
 written (test_course_notebooks: "Students in Jupyter"; test_nbgrader_course:
 "Teachers with nbgrader")."""
+import glob
 import os
 import re
 import shlex
@@ -31,10 +32,13 @@ def commands(block: str) -> list[list[str]]:
 class Shell:
     """Runs a README's teacher commands as written, with this interpreter:
     ``tox -e teacher -- ARGS`` is ``python -m grader ARGS`` (tox.ini's
-    teacher command), ``source .tox/teacher/bin/activate`` puts this
-    interpreter's folder first on PATH, ``cd`` moves, and ``nbgrader ARGS``
-    is this interpreter's nbgrader. Any other command fails the test, so a
-    command added to the README cannot go untested."""
+    teacher command) with ``PYTHONPATH`` the project tox finds from the
+    folder (the nearest one up with a tox.ini; this project when there is
+    none), ``source .tox/teacher/bin/activate`` puts this interpreter's
+    folder first on PATH, ``cd`` moves, ``nbgrader ARGS`` is this
+    interpreter's nbgrader, and ``mkdir`` and ``cp`` are themselves, with
+    their wildcards expanded as the shell does. Any other command fails the
+    test, so a command added to the README cannot go untested."""
 
     def __init__(self, cwd: Path):
         self.cwd = cwd
@@ -43,13 +47,17 @@ class Shell:
 
     def run(self, argv: list[str]) -> subprocess.CompletedProcess | None:
         if argv[:4] == ["tox", "-e", "teacher", "--"]:
-            return self._run([sys.executable, "-m", "grader", *argv[4:]], PYTHONPATH=str(ROOT))  # tox.ini's set_env
+            tox_root = next((p for p in [self.cwd, *self.cwd.parents] if (p / "tox.ini").is_file()), ROOT)
+            return self._run([sys.executable, "-m", "grader", *argv[4:]], PYTHONPATH=str(tox_root))  # tox.ini's set_env
         if argv == ["source", ".tox/teacher/bin/activate"]:
             self.env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + self.env.get("PATH", "")
             return None  # an activated environment sets no PYTHONPATH: nbgrader_config.py does
         if argv[0] == "cd" and len(argv) == 2:
-            self.cwd = self.cwd / argv[1]
+            self.cwd = (self.cwd / argv[1]).resolve()
             return None
+        if argv[0] in ("mkdir", "cp"):
+            expanded = [sorted(glob.glob(a, root_dir=self.cwd)) or [a] if glob.has_magic(a) else [a] for a in argv[1:]]
+            return self._run([argv[0], *(a for group in expanded for a in group)])
         if argv[0] == "nbgrader":
             return self._run([sys.executable, "-m", "nbgrader", *argv[1:]])
         raise AssertionError(f"README command the test cannot run: {shlex.join(argv)}")
