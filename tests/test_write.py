@@ -11,6 +11,7 @@ import dataclasses
 import math
 import os
 import re
+import shlex
 import shutil
 import signal
 import struct
@@ -243,6 +244,23 @@ def test_stubs_name_ex0_in_both_languages(tmp_path):
     assert "先完成 ex0_weighted_sum" in said and "finish ex0_weighted_sum" in said, said
     assert "Traceback" not in said
     assert not (tmp_path / "out").exists()
+
+
+def test_the_readme_commands_as_written_in_a_fresh_clone(fresh_clone):
+    """README's tox -e write commands (tests/test_start_commands.py leaves them here), run as tox.ini runs
+    them from a clone, where the exercises are still the stubs: each names ex0, in both languages, and
+    writes nothing; the options it shows are accepted (a --prompt outside the corpus would be refused first)."""
+    from test_start_commands import left_to_others, readme_commands
+
+    written = [shlex.split(c) for c in readme_commands() if left_to_others(c)]
+    assert written[0] == ["tox", "-e", "write"] and any("--prompt" in argv for argv in written), written
+    for argv in written:
+        assert argv[3:4] in ([], ["--"]), argv
+        proc = run_write(*argv[4:], cwd=str(fresh_clone))
+        said = proc.stdout + proc.stderr
+        assert proc.returncode == 1 and "先完成 ex0_weighted_sum" in said and "finish ex0_weighted_sum" in said, (argv, said)
+        assert "Traceback" not in said
+    assert not (fresh_clone / "written").exists()
 
 
 def test_the_first_unfinished_exercise_is_named(tmp_path):
