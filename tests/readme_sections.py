@@ -13,9 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
-def blocks(title: str, language: str) -> list[str]:
+def blocks(title: str, language: str, readme: Path = ROOT / "README.md") -> list[str]:
     """The ``language`` code blocks of the README section whose heading ends with ``title``."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = readme.read_text(encoding="utf-8")
     heading = re.search(rf"^(#+) .*{re.escape(title)}\n", text, re.MULTILINE)
     assert heading, f"README.md has no section {title!r}"
     level = len(heading.group(1))
@@ -27,6 +27,24 @@ def blocks(title: str, language: str) -> list[str]:
 def commands(block: str) -> list[list[str]]:
     """A shell block's commands, comments dropped."""
     return [argv for argv in (shlex.split(line, comments=True) for line in block.splitlines()) if argv]
+
+
+def tox_command(folder: Path, argv: list[str]) -> list[str]:
+    """``tox -e ENV [-- ARGS]`` as the command line tox runs in ``folder``:
+    ENV's command from that folder's own tox.ini, ``{tox_root}`` the folder,
+    ``{posargs}`` ARGS, and this interpreter for ``python`` (tox itself is not
+    run: it would install torch)."""
+    import configparser
+
+    assert argv[:2] == ["tox", "-e"] and (len(argv) == 3 or argv[3] == "--"), argv
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(folder / "tox.ini", encoding="utf-8")
+    out = []
+    for word in shlex.split(config[f"testenv:{argv[2]}"]["commands"].replace("{tox_root}", str(folder))):
+        m = re.fullmatch(r"\{posargs(?::(.*))?\}", word)
+        out += (argv[4:] or shlex.split(m.group(1) or "")) if m else [word]
+    assert out[0] == "python", out
+    return [sys.executable, *out[1:]]
 
 
 class Shell:
@@ -66,3 +84,15 @@ class Shell:
         proc = subprocess.run(argv, cwd=self.cwd, env={**self.env, **env}, capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, f"{shlex.join(argv)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         return proc
+
+
+def markdown_links(text: str) -> list[str]:
+    """Every link target of the Markdown ``text`` (``[a](x)``, ``<https://…>``, images), as CommonMark reads it."""
+    from markdown_it import MarkdownIt
+
+    found = []
+    for block in MarkdownIt("commonmark").parse(text):
+        for tok in block.children or []:
+            if tok.type in ("link_open", "image"):
+                found.append(tok.attrs.get("href") or tok.attrs.get("src"))
+    return found

@@ -3,7 +3,13 @@ grader/teacher/course_notebooks.py) and grading from inside one
 (grader/notebook.py), run in a real Jupyter kernel (nbclient and ipykernel,
 as JupyterLab runs them)."""
 import json
+import os
+import re
 import shutil
+import signal
+import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -12,7 +18,7 @@ import pytest
 from conftest import ROOT, SOLUTIONS
 from grader.exercises import BY_ID, IDS
 from grader.teacher import course_notebooks
-from readme_sections import blocks, commands
+from readme_sections import blocks, commands, markdown_links, tox_command
 
 NOTEBOOKS = Path(ROOT, "notebooks")
 
@@ -32,6 +38,10 @@ def test_a_notebook_holds_the_page_the_experiment_the_stub_and_check(ex):
     assert sources[-1] == f'check("{ex}")'
     title = sources[0]
     assert f"](../docs/path/{ex}.md)" in title and Path(ROOT, "docs", "path", ex + ".md").exists()
+    assert "MyST" in title and "`tox -e docs`" in title  # what the link opens, and where the site is made
+    # The notebook's one link opens a file beside it in a clone, not a built site tox -e docs may not have made yet.
+    links = [link for c in nb.cells if c.cell_type == "markdown" for link in markdown_links(c.source)]
+    assert links == [f"../docs/path/{ex}.md"] and (NOTEBOOKS / links[0]).resolve().is_file(), links
     assert "{gls}" not in "".join(sources[:2]) and "{num}" not in "".join(sources[:2])  # MyST roles became text
     assert any("这一课" in s or "这" in s for s in sources[:2]) and "Key points" in sources[1]
 
@@ -49,6 +59,18 @@ def test_a_stale_notebook_is_found(tmp_path):
 def test_the_page_link_can_point_at_a_published_site():
     text = course_notebooks.make_notebook("ex2_scores", docs_url="https://example.org/course/")
     assert "](https://example.org/course/path/ex2_scores.html)" in text
+    assert "MyST" not in text
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["notebooks/.ipynb_checkpoints/ex0_weighted_sum-checkpoint.ipynb", "exercises/.ipynb_checkpoints/ex3_scaling-checkpoint.py", ".ipynb_checkpoints/README-checkpoint.md"],
+)
+def test_jupyters_checkpoints_are_ignored_by_git(path):
+    """JupyterLab keeps a copy of each file saved in it in .ipynb_checkpoints/ beside it (tox -e lab)."""
+    if not Path(ROOT, ".git").exists():
+        pytest.skip("not a git checkout")
+    assert subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0, f"git would offer to commit {path}"
 
 
 # --- in a real kernel ----------------------------------------------------------
@@ -162,7 +184,8 @@ def test_the_readmes_students_in_jupyter_commands(tmp_path, course_on_path):
     """The section's shell command is tox -e lab (test_lab.py starts it from
     tox.ini); its Python block, run in a kernel beside a finished ex0
     notebook, grades it and then the whole folder."""
-    assert [c for b in blocks("Students in Jupyter", "bash") for c in commands(b)] == [["tox", "-e", "lab"]]
+    lines = [c for b in blocks("Students in Jupyter", "bash") for c in commands(b)]
+    assert lines[0] == ["tox", "-e", "lab"] and all(c[:3] == ["tox", "-e", "lab"] for c in lines)
     with_answer("ex0_weighted_sum", Path(SOLUTIONS, "ex0_weighted_sum.py").read_text(encoding="utf-8"), tmp_path)
     (code,) = blocks("Students in Jupyter", "python")
     lines = code.strip().splitlines()
@@ -173,3 +196,63 @@ def test_the_readmes_students_in_jupyter_commands(tmp_path, course_on_path):
     points = BY_ID["ex0_weighted_sum"].points
     assert f"<th>{points} / {points}</th>" in one
     assert all(ex in every for ex in IDS) and f"{points} / {points}</td>" in every
+
+
+# --- tox -e lab, as the READMEs say it -------------------------------------------
+
+# Jupyter's own line for the address to open, with the page tox.ini opens on.
+SERVING = re.compile(r"http://127\.0\.0\.1:(\d+)/lab/tree/notebooks\?token=(\w+)")
+ROOT_REFUSED = "Running as root is not recommended"
+
+
+def lab_as_written(folder: Path, argv: list[str], home: Path) -> tuple[str, list[str]]:
+    """A README's ``tox -e lab ...`` line run in ``folder`` as tox runs it, by
+    whoever runs the tests (root here, as in a container), with no display
+    or browser: until its log prints the address it serves, then stopped.
+    Its log, and the notebooks its server lists in notebooks/."""
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JUPYTER")) and k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
+    # tox.ini's set_env; Jupyter's own folders kept out of the machine's home.
+    env.update(PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1", HOME=str(home),
+               JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
+    log_path = home / "lab.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(tox_command(folder, argv), cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    listed = []
+    try:
+        deadline = time.monotonic() + 120
+        while not SERVING.search(log_path.read_text()) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.3)
+        found = SERVING.search(log_path.read_text())
+        if found:
+            port, token = found.groups()
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/notebooks?token={token}", timeout=30) as r:
+                listed = sorted(item["name"] for item in json.load(r)["content"])
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)  # as Ctrl-C's second press: Jupyter stops at once
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    return log_path.read_text(), listed
+
+
+@pytest.mark.parametrize("edition, section", [("clone", "Students in Jupyter"), ("release", "In Jupyter")])
+def test_the_readmes_lab_commands_start_jupyterlab(edition, section, fresh_clone, student_edition, tmp_path):
+    """Each ``tox -e lab`` line of the edition's own README, run as written
+    (as root when the tests are, as they are in CI's container): Jupyter
+    says it serves the folder, prints the address of notebooks/, and lists
+    the eight notebooks there; it never refuses root."""
+    folder = fresh_clone if edition == "clone" else student_edition
+    lines = [c for b in blocks(section, "bash", folder / "README.md") for c in commands(b)]
+    assert lines and all(c[:3] == ["tox", "-e", "lab"] for c in lines), lines
+    for n, argv in enumerate(lines):
+        log, listed = lab_as_written(folder, argv, tmp_path / f"home{n}")
+        said = f"{' '.join(argv)} (as uid {os.geteuid()}):\n{log[-3000:]}"
+        assert ROOT_REFUSED not in log, said
+        assert f"Serving notebooks from local directory: {folder}" in log and "is running at:" in log, said
+        assert SERVING.search(log), said
+        assert [name for name in listed if name.endswith(".ipynb")] == sorted(BY_ID[ex].notebook for ex in IDS), said

@@ -7,14 +7,11 @@ tox itself is not run (it would install torch): the lab environment's
 command is read from that folder's own tox.ini and run with this
 interpreter, which has JupyterLab, as test_start_commands.py does for grade.
 """
-import configparser
 import os
 import secrets
-import shlex
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -24,6 +21,7 @@ import pytest
 
 from conftest import ROOT
 from grader.exercises import IDS
+from readme_sections import tox_command
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 if CHROMIUM is None and os.environ.get("ATTENTION_CI"):
@@ -34,15 +32,6 @@ SCREENSHOT = Path(ROOT, "examples", "screenshots", "jupyterlab-check-wrong-answe
 WRONG = Path(ROOT, "tests", "catalogue", "wrong", "ex0_weighted_sum__softmax_dim0.py")
 
 
-def lab_command(folder: Path) -> list[str]:
-    """The lab environment's command from ``folder``'s tox.ini, with this interpreter."""
-    config = configparser.ConfigParser(interpolation=None)
-    config.read(folder / "tox.ini", encoding="utf-8")
-    words = shlex.split(config["testenv:lab"]["commands"].replace("{tox_root}", str(folder)))
-    assert words[0] == "python", words
-    return [sys.executable, *[w for w in words[1:] if w != "{posargs}"]]
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -50,7 +39,8 @@ def free_port() -> int:
 
 
 class Lab:
-    """JupyterLab started as ``tox -e lab`` starts it, in ``folder``."""
+    """JupyterLab started as ``tox -e lab -- ARGS`` starts it, in ``folder``:
+    ARGS choose its port and token; nothing lets it run as root but tox.ini."""
 
     def __init__(self, folder: Path, home: Path):
         self.port, self.token = free_port(), secrets.token_hex(16)
@@ -59,10 +49,10 @@ class Lab:
         env.update(PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1", HOME=str(home),
                    JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
         extra = [f"--ServerApp.port={self.port}", f"--IdentityProvider.token={self.token}", "--ServerApp.ip=127.0.0.1",
-                 "--no-browser", "--ServerApp.allow_root=True", "--LabApp.news_url=None",
+                 "--no-browser", "--LabApp.news_url=None",
                  "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
         self.log = open(home / "lab.log", "w")
-        self.proc = subprocess.Popen(lab_command(folder) + extra, cwd=folder, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen(tox_command(folder, ["tox", "-e", "lab", "--", *extra]), cwd=folder, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 120

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from catalogue_marks import marked
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, python_m_grader, run_cli
+from readme_sections import markdown_links
 from results_schema import valid
 
 from grader.exercises import IDS
@@ -228,6 +229,7 @@ def test_tox_ini_has_grade_and_write_and_the_same_pins(release):
     lab = student["testenv:lab"]  # JupyterLab on notebooks/ (tests/test_lab.py runs it)
     assert lab["deps"].split() == main["base"]["deps"].split() + [d for d in main["testenv:lab"]["deps"].split() if not d.startswith("{")]
     assert lab["commands"].strip() == main["testenv:lab"]["commands"].strip()
+    assert "--ServerApp.allow_root=True" in lab["commands"]  # a student who is root (a container, a lab machine) gets JupyterLab too
     grade = student["testenv:grade"]
     assert grade["deps"].split() == main["base"]["deps"].split()
     assert "PIP_*" in grade["pass_env"]
@@ -391,3 +393,91 @@ def test_student_readme_takes_readme_md_blocks(tmp_path):
     (tmp_path / "README.md").write_text(readme.replace("<!-- student-readme: cpu-build -->", ""), encoding="utf-8")
     with pytest.raises(BuildError, match="cpu-build"):
         student_readme(13, str(tmp_path))
+
+
+# --- links: every one goes somewhere that exists -------------------------------
+
+
+def release_links(release: Path) -> list[tuple[str, str]]:
+    """(file, target) of every link of the release's README and of its notebooks' Markdown cells."""
+    found = [("README.md", t) for t in markdown_links((release / "README.md").read_text(encoding="utf-8"))]
+    for path in sorted((release / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        text = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        found += [(f"notebooks/{path.name}", t) for t in markdown_links(text)]
+    return found
+
+
+def assert_every_link_resolves(release: Path, docs_url: str | None) -> list[tuple[str, str]]:
+    """A relative link names a file or folder of the release; an absolute one
+    goes to the course site at ``docs_url``, or is one of the third-party
+    sites README.md's own blocks for students link (tox's); the links found."""
+    from grader.teacher.student_readme import shared_blocks
+
+    third_party = {t for body in shared_blocks(ROOT).values() for t in markdown_links(body) if "://" in t}
+    links = release_links(release)
+    for where, target in links:
+        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target):
+            assert (docs_url and target.startswith(docs_url)) or target in third_party, (where, target)
+        else:
+            path = (release / where).parent / re.split(r"[?#]", target)[0]
+            assert path.resolve().is_relative_to(release.resolve()) and path.exists(), f"{where}: dead link {target}"
+    return links
+
+
+def test_without_docs_url_no_link_is_dead(release):
+    """The release has no docs/: without --docs-url its README and notebooks
+    name the course notes and each page without a link, and say where to ask."""
+    links = assert_every_link_resolves(release, None)
+    assert not [t for where, t in links if where.startswith("notebooks/")]
+    readme = (release / "README.md").read_text(encoding="utf-8")
+    assert "ask your teacher for the course site's address" in readme and "网址请问老师" in readme
+    for ex in IDS:
+        title = json.loads((release / "notebooks" / f"{ex}.ipynb").read_text(encoding="utf-8"))["cells"][0]
+        assert f"The page: {ex}" in "".join(title["source"]) and "ask your teacher for its address" in "".join(title["source"])
+
+
+@pytest.mark.parametrize("docs_url", ["https://example.org/attention/", "http://course.example.edu/ai/attention"])
+def test_with_docs_url_the_links_go_to_the_sites_pages(docs_url, tmp_path):
+    """``release --docs-url URL``: the README's course notes and each
+    notebook's page link go to the site; nothing else is linked but tox's
+    site, and no relative link is dead."""
+    out = tmp_path / "attention"
+    proc = run_cli("release", "--out", str(out), "--docs-url", docs_url)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    links = assert_every_link_resolves(out, docs_url)
+    site = docs_url.rstrip("/")
+    for ex in IDS:
+        assert [t for where, t in links if where == f"notebooks/{ex}.ipynb"] == [f"{site}/path/{ex}.html"]
+    assert docs_url in [t for where, t in links if where == "README.md"]
+
+
+@pytest.mark.parametrize("docs_url", ["docs/", "../site/attention"])
+def test_a_docs_url_that_is_not_an_address_is_refused(docs_url, tmp_path):
+    """A relative --docs-url would link into a docs/ the release does not hold."""
+    out = tmp_path / "attention"
+    proc = run_cli("release", "--out", str(out), "--docs-url", docs_url)
+    assert proc.returncode == 2
+    assert "--docs-url takes the course site's full address (https://...)" in proc.stderr and "完整网址" in proc.stderr
+    assert os.listdir(tmp_path) == []
+
+
+def test_jupyters_checkpoints_stay_out_of_the_release(tmp_path):
+    """JupyterLab keeps a copy of each file a teacher edits in it in
+    .ipynb_checkpoints/ beside the file, as ``-checkpoint.py``: none is copied."""
+    from grader.teacher.release import build
+
+    project = tmp_path / "course"
+    for folder in ("grader", "solutions", "checks", "exercises", "experiments", "write", "docs/path"):
+        shutil.copytree(os.path.join(ROOT, folder), project / folder, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    for name in ("tox.ini", "README.md"):
+        shutil.copy(os.path.join(ROOT, name), project)
+    planted = ["grader", "grader/engine", "experiments", "checks/public", "write"]
+    for folder in planted:
+        (project / folder / ".ipynb_checkpoints").mkdir()
+        (project / folder / ".ipynb_checkpoints" / "edited-checkpoint.py").write_text("# JupyterLab's copy\n", encoding="utf-8")
+    out = tmp_path / "built" / "attention"
+    build(str(out), project=str(project))
+    files = [rel for rel, _ in all_files(out)]
+    assert "grader/engine/grading.py" in files and "zip:attention/experiments/ex0_weighted_sum_experiment.py" in files
+    assert not [rel for rel in files if ".ipynb_checkpoints" in rel or "checkpoint" in rel]

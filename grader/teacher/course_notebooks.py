@@ -17,9 +17,12 @@ grade`` does: never in the kernel.
 
 The page's MyST roles become their text (``{gls}`权重``` is 权重,
 ``{num}`0.845 <summary[0]>``` is 0.845: the docs build proves the number).
-The link goes to the page's source beside notebooks/ (``../docs/path/<id>.md``);
-the student edition, which has no docs/, links to the page on the course's
-site instead (``student_readme.DOCS_URL``, the one place its address is set).
+The link goes where the page is (``page_link``): in the course's own folder,
+to its source beside notebooks/ (``../docs/path/<id>.md``, MyST; the cell says
+``tox -e docs`` builds the site), which a clone has and JupyterLab opens; in
+the student edition, which has no docs/, to the page on the site that
+``release --docs-url`` names, or, without one, to nothing: the cell names the
+page without a link. (nbgrader's course writer takes ``--docs-url`` too.)
 """
 import json
 import os
@@ -43,16 +46,40 @@ METADATA = {
 }
 
 
-def page_link(exercise_id: str, docs_url: str | None = None) -> str:
+# nbgrader's default --docs-url: the site's folder, put beside the assignment's folder.
+DOCS_URL = "docs/"
+# A ``docs_url`` that means "no site to link": the student edition built without --docs-url.
+NO_SITE = ""
+
+
+def page_link(exercise_id: str, docs_url: str | None = None) -> str | None:
     """Where the exercise's page is: on the site at ``docs_url`` (a
-    relative address is the site's folder beside notebooks/), or its source
-    beside notebooks/."""
+    relative address is the site's folder beside notebooks/), its source
+    beside notebooks/ (None: the course's own folder), or nowhere (``NO_SITE``)."""
     if docs_url is None:
         return f"../docs/path/{exercise_id}.md"
+    if docs_url == NO_SITE:
+        return None
     site = docs_url.rstrip("/")
     if "://" not in site:
         site = "../" + site
     return f"{site}/path/{exercise_id}.html"
+
+
+def _page_line(exercise_id: str, docs_url: str | None) -> str:
+    """The title cell's line about the page (see ``page_link``)."""
+    link = page_link(exercise_id, docs_url)
+    if link is None:
+        return (
+            f"这一课的页面 / The page: {exercise_id}（在课程网站上，网址请问老师 / "
+            "on the course's site: ask your teacher for its address）"
+        )
+    if docs_url is None:
+        return (
+            f"这一课的页面 / The page: [{exercise_id}]({link})（MyST 源文件；排好版的网站用 `tox -e docs` 生成 / "
+            "its MyST source; `tox -e docs` builds the site）"
+        )
+    return f"这一课的页面 / The page: [{exercise_id}]({link})"
 
 
 def _plain(markdown: str) -> str:
@@ -86,12 +113,10 @@ def make_notebook(exercise_id: str, project: str = PROJECT, docs_url: str | None
         experiment = f.read()
     goal, points = _section(page, GOAL), _section(page, KEY_POINTS)
     names = ", ".join(f"`{name}`" for name in ex.defines)
-    link = page_link(exercise_id, docs_url)
     cells = [
         _cell(
             "markdown",
-            f"# {exercise_id}：{ex.zh} · {ex.en}\n\n"
-            f"这一课的页面 / The page: [{exercise_id}]({link})\n\n{goal['zh']}\n\n{goal['en']}\n",
+            f"# {exercise_id}：{ex.zh} · {ex.en}\n\n{_page_line(exercise_id, docs_url)}\n\n{goal['zh']}\n\n{goal['en']}\n",
         ),
         _cell("markdown", f"{KEY_POINTS}\n\n{points['zh']}\n\n{points['en']}\n"),
         _cell(

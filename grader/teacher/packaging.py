@@ -101,11 +101,13 @@ def write_text(path: str, text: str) -> None:
 def copy_py(src: str, dst: str, leave_out: frozenset = frozenset()) -> None:
     """Copy the ``.py`` files of ``src`` and of its subfolders (the grader's
     layers) into ``dst``, made if need be; a subfolder named in ``leave_out``
-    is left out whole."""
+    is left out whole, and so are Python's and Jupyter's own (``__pycache__``;
+    ``.ipynb_checkpoints``, where JupyterLab keeps a copy of each file edited
+    in it: ``-checkpoint.py`` files)."""
     os.makedirs(dst, exist_ok=True)
     for name in sorted(os.listdir(src)):
         path = os.path.join(src, name)
-        if name in leave_out or name == "__pycache__":
+        if name in leave_out or name in ("__pycache__", ".ipynb_checkpoints"):
             continue
         if os.path.isdir(path):
             copy_py(path, os.path.join(dst, name))

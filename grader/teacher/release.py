@@ -10,6 +10,10 @@ notebooks (``course_notebooks.py``; ``tox -e lab`` opens them), a tox.ini and a
 README (``student_readme``) that lists the exercises of the same table.
 DIR.zip, beside DIR, holds the same tree.
 
+The release holds no docs/: its README and notebooks link to the course
+site's pages at ``--docs-url URL`` (the address it is published at), and,
+without it, name the pages without a link rather than link to nothing.
+
 Nothing half-written is left behind: the tree is built in a temporary folder
 beside DIR and renamed at the end, and the zip is written to a temporary file
 and renamed (see ``packaging``). Before anything is renamed, every file is
@@ -26,13 +30,22 @@ from grader.exercises import EXERCISES, IDS
 from grader.files import PROJECT, current_umask
 from grader.regions import solution_regions
 from grader.teacher import course_notebooks, packaging
-from grader.teacher.student_readme import DOCS_URL, student_readme
+from grader.teacher.student_readme import student_readme
 
 
 def run(args) -> int:
     out = os.path.abspath(args.out)
+    docs_url = args.docs_url
+    if docs_url is not None and not docs_url.startswith(("https://", "http://")):
+        # A relative address would point into a docs/ the release does not hold.
+        print(
+            f"python -m grader release: 错误 / error:\n  --docs-url 要写课程网站的完整网址（https://...），而不是 {docs_url!r}\n"
+            f"  --docs-url takes the course site's full address (https://...), not {docs_url!r}: the release holds no docs/",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        files = build(out)
+        files = build(out, docs_url=docs_url)
     except packaging.BuildError as exc:
         print(f"python -m grader release: 错误 / error:\n  {exc.zh}\n  {exc.en}", file=sys.stderr)
         return exc.code
@@ -41,8 +54,9 @@ def run(args) -> int:
     return 0
 
 
-def build(out: str, project: str = PROJECT) -> int:
-    """Build the release in ``out`` and ``out.zip``; return the number of files."""
+def build(out: str, project: str = PROJECT, docs_url: str | None = None) -> int:
+    """Build the release in ``out`` and ``out.zip``, linking to the course site
+    at ``docs_url`` (None: no links to it); return the number of files."""
     if os.path.lexists(out) and (not os.path.isdir(out) or os.path.islink(out) or os.listdir(out)):
         raise packaging.BuildError(
             f"{out} 已存在且不是空文件夹：请换一个 --out，或先删掉它",
@@ -50,7 +64,7 @@ def build(out: str, project: str = PROJECT) -> int:
             code=2,
         )
     with packaging.staging_folder(out) as tmp:
-        _fill(tmp, project)
+        _fill(tmp, project, docs_url)
         _refuse_leaks(tmp, project)
         # The folder is renamed into place once the zip is written, and the
         # zip once the folder is: neither is left alone if the other fails.
@@ -62,7 +76,7 @@ def build(out: str, project: str = PROJECT) -> int:
     return sum(len(names) for _, _, names in os.walk(out))
 
 
-def _fill(root: str, project: str) -> None:
+def _fill(root: str, project: str, docs_url: str | None = None) -> None:
     solutions = os.path.join(project, "solutions")
     checks = os.path.join(project, "checks")
 
@@ -89,12 +103,13 @@ def _fill(root: str, project: str) -> None:
     packaging.write_text(os.path.join(root, "checks", "hidden_points.json"), json.dumps(hidden_points, indent=2) + "\n")
 
     packaging.write_text(os.path.join(root, "tox.ini"), student_tox_ini(project))
-    packaging.write_text(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values()), project))
+    packaging.write_text(os.path.join(root, "README.md"), student_readme(sum(hidden_points.values()), project, docs_url))
 
     # Each docs page runs its experiment from the course folder; it uses torch only, never the solutions.
     packaging.copy_py(os.path.join(project, "experiments"), os.path.join(root, "experiments"))
     # The same notebooks as the course's, but for the link to each page: the release has no docs/.
-    course_notebooks.write_all(os.path.join(root, course_notebooks.NOTEBOOKS), project, docs_url=DOCS_URL)
+    site = docs_url if docs_url else course_notebooks.NO_SITE
+    course_notebooks.write_all(os.path.join(root, course_notebooks.NOTEBOOKS), project, docs_url=site)
 
     # python -m write (tox -e write) trains the student's own GPT, on the text it ships with: docs/ does not.
     write = os.path.join(project, "write")
@@ -112,13 +127,18 @@ def _record(project: str) -> dict:
     return answers
 
 
-def _added_deps(project: str, env: str) -> list[str]:
-    """What tox.ini's environment ``env`` adds to [base] deps (write: its progress bar; lab: JupyterLab)."""
+def _tox_env(project: str, env: str):
+    """tox.ini's section ``[testenv:env]``."""
     import configparser
 
     config = configparser.ConfigParser(interpolation=None)
     config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
-    return [d.strip() for d in config.get(f"testenv:{env}", "deps").splitlines() if d.strip() and not d.strip().startswith(("{", "#"))]
+    return config[f"testenv:{env}"]
+
+
+def _added_deps(project: str, env: str) -> list[str]:
+    """What tox.ini's environment ``env`` adds to [base] deps (write: its progress bar; lab: JupyterLab)."""
+    return [d.strip() for d in _tox_env(project, env)["deps"].splitlines() if d.strip() and not d.strip().startswith(("{", "#"))]
 
 
 def _grade_setting(project: str, key: str) -> str:
@@ -135,6 +155,8 @@ def student_tox_ini(project: str = PROJECT) -> str:
     deps = "".join(f"    {d}\n" for d in packaging.tox_base_deps(project))
     write_deps = deps + "".join(f"    {d}\n" for d in _added_deps(project, "write"))
     lab_deps = deps + "".join(f"    {d}\n" for d in _added_deps(project, "lab"))
+    # The lab's command as tox.ini has it (JupyterLab's options, allow_root among them).
+    lab_command = _tox_env(project, "lab")["commands"].strip()
     return f"""\
 # Grade your exercises: `tox -e grade`; one exercise: `tox -e grade -- --only ex4_masking`.
 # In Jupyter: `tox -e lab` opens the notebooks; check("<id>") in one grades it.
@@ -167,7 +189,8 @@ pass_env = PIP_*
 set_env =
     PYTHONPATH = {{tox_root}}
 deps =
-{lab_deps}commands = python -m jupyterlab --ServerApp.root_dir={{tox_root}} --LabApp.default_url=/lab/tree/notebooks {{posargs}}
+{lab_deps}# allow_root: Jupyter refuses to start as root without it (in a container, on a lab machine).
+commands = {lab_command}
 
 [testenv:write]
 description = train a small GPT built from your exercises on the course's text and let it write (about 2 minutes); pass arguments after --

@@ -6,6 +6,10 @@ each block between ``<!-- student-readme: NAME -->`` and
 ``<!-- /student-readme -->``; the exercise table is built from
 ``grader/exercises.py``; the rest is said to students of the release alone
 (its commands differ from the project's).
+
+Its only link to the course notes goes to the site ``release --docs-url``
+names; without one the README says to ask the teacher for the address, as
+the release holds no docs/ for a link to point into.
 """
 import os
 import re
@@ -13,10 +17,6 @@ import re
 from grader.exercises import EXERCISES
 from grader.files import PROJECT
 from grader.teacher import packaging
-
-# Where students read the course notes. A placeholder until the docs site is
-# published: set the site's address here, it is used once, in the README.
-DOCS_URL = "docs/"
 
 BLOCK = re.compile(r"^<!-- student-readme: (\S+)[^\n]*-->\n(.*?)^<!-- /student-readme -->$", re.M | re.S)
 
@@ -27,7 +27,8 @@ def shared_blocks(project: str = PROJECT) -> dict[str, str]:
         return {name: body.strip("\n") for name, body in BLOCK.findall(f.read())}
 
 
-def student_readme(hidden_total: float, project: str = PROJECT) -> str:
+def student_readme(hidden_total: float, project: str = PROJECT, docs_url: str | None = None) -> str:
+    """The README of a release whose course site is at ``docs_url`` (None: not given)."""
     blocks = shared_blocks(project)
     missing = {"intro", "requirements", "cpu-build"} - set(blocks)
     if missing:
@@ -38,15 +39,22 @@ def student_readme(hidden_total: float, project: str = PROJECT) -> str:
     sections = [
         blocks["intro"],
         _exercise_table(),
-        f"讲义 / Course notes: [{DOCS_URL}]({DOCS_URL})",
+        _course_notes(docs_url),
         # The CPU build before the first command: a student reading in order installs it, not the CUDA one.
         "## 开始 / Getting started\n\n" + blocks["requirements"] + "\n\n" + blocks["cpu-build"] + "\n\n" + GETTING_STARTED,
         READING_THE_TABLE,
+        JUPYTER,
         EXPERIMENTS,
         WRITE,
         _hidden_checks(hidden_total),
     ]
     return "\n\n".join(sections) + "\n"
+
+
+def _course_notes(docs_url: str | None) -> str:
+    if docs_url:
+        return f"讲义 / Course notes: [{docs_url}]({docs_url})"
+    return "讲义 / Course notes: 课程网站的网址请问老师 / ask your teacher for the course site's address"
 
 
 def _exercise_table() -> str:
@@ -92,6 +100,25 @@ One line per exercise: points and checks passed (✓ all, ~ some, · none). Belo
 the table, each failed check says what was tested, what your code gave, what
 was expected, and a hint. "not implemented yet" means you have not started that
 exercise; it costs only that exercise's points."""
+
+JUPYTER = """\
+## 在 Jupyter 里 / In Jupyter
+
+每道练习也是一个笔记本 `notebooks/<id>.ipynb`：在标着答案的那个单元格里写代码，保存（Ctrl-S），
+再运行最后一个单元格 `check("<id>")`，它给出和 `tox -e grade` 一样的报告。
+Each exercise is also a notebook, `notebooks/<id>.ipynb`: write your code in its answer cell,
+save (Ctrl-S), and run its last cell, `check("<id>")`, which shows the report `tox -e grade` gives.
+
+```bash
+tox -e lab                            # JupyterLab 打开 notebooks/ / JupyterLab on notebooks/
+tox -e lab -- --ip=0.0.0.0            # 在容器里 / in a container (docker run -p 8888:8888 ...)
+```
+
+以 root 运行也可以（容器里、机房的电脑上常常是 root）。在容器里，第二行让容器外的浏览器也能连上：
+打开它打印的 `http://127.0.0.1:8888/lab/tree/notebooks?token=...`。
+It runs as root too (as a student often is in a container or on a lab machine). In a container, the
+second line lets a browser outside it connect: open the `http://127.0.0.1:8888/lab/tree/notebooks?token=...`
+it prints."""
 
 EXPERIMENTS = """\
 ## 实验 / Experiments

@@ -9,7 +9,7 @@ stays fast, and ``batch`` never loads what ``similar`` needs.
 import importlib
 
 from grader.teacher.similar import THRESHOLD, TOP
-from grader.teacher.student_readme import DOCS_URL
+from grader.teacher.course_notebooks import DOCS_URL
 
 # command -> the module whose run(args) carries it out
 MODULES = {
@@ -64,6 +64,13 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
 
     r = verbs.add_parser("release", help="build the student edition (no solutions, no hidden checks) / 学生版")
     r.add_argument("--out", required=True, metavar="DIR", help="folder to create; DIR.zip is written beside it")
+    r.add_argument(
+        "--docs-url",
+        default=None,
+        metavar="URL",
+        help="where the course site is published (https://...), for the README's and the notebooks' links to its pages "
+        "(default: none; the release holds no docs/, so they name the pages without a link)",
+    )
 
     s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
     s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")
