@@ -3,6 +3,8 @@ Markdown feedback file, and Gradescope's results.json."""
 import dataclasses
 import html
 import json
+import os
+import re
 import unicodedata
 
 from grader import __version__
@@ -98,6 +100,25 @@ def not_started(rs) -> bool:
     return bool(rs) and all(r.not_implemented for r in rs)
 
 
+# A line of a fault's traceback: "  <file>, line N: <code>" (a notebook: "<file>, cell C, line N").
+_PLACE = re.compile(r"^\s+(\S.*?, (?:cell \d+, )?line \d+): ", re.MULTILINE)
+
+
+def _stub_place(rs) -> str | None:
+    """The first place in the file where a check met the stub's
+    NotImplementedError (each check's last traceback line), as the file's own
+    name and line: "ex0_weighted_sum.py, line 46"."""
+    places = [found[-1] for r in rs if (found := _PLACE.findall(r.feedback))]
+    if not places:
+        return None
+    return os.path.basename(min(places, key=_cell_and_line))
+
+
+def _cell_and_line(place: str) -> tuple[int, int]:
+    m = re.search(r", (?:cell (\d+), )?line (\d+)$", place)
+    return int(m.group(1) or 0), int(m.group(2))
+
+
 def _grouped(failed):
     groups: dict[str, list] = {}
     for r in failed:
@@ -138,7 +159,7 @@ def terminal(grade, title: str = "") -> str:
         printed = grade.outputs.get(ex, "").strip()
         if not_started(rs) and not printed:
             # The table says it scored nothing; one line says why (its checks would repeat it).
-            out.append(f"· {ex}: {NOT_IMPLEMENTED.zh} / {NOT_IMPLEMENTED.en}")
+            out.append(f"· {_stub_place(rs) or ex}: {NOT_IMPLEMENTED.zh} / {NOT_IMPLEMENTED.en}")
             continue
         if out[-1].startswith("· "):
             out.append("")
@@ -184,14 +205,13 @@ def closing(grade) -> list[str]:
     rows = list(_exercise_rows(grade))
     total = f"{_num(grade.score)} / {_num(grade.max_score)}"
     if grade.errors:
-        return [f"总分 {total}：评分程序出错，部分检查没有运行（见上），请告诉老师。",
-                f"Total {total}: the grader failed, some checks did not run (above): tell your teacher."]
+        return [f"总分 {total}：评分程序出错，部分检查没有运行（见上）。", f"Total {total}: the grader failed; some checks did not run (above)."]
     todo = [ex for ex, rs in rows if not all(r.passed for r in rs)]
     hidden = sum(grade.teacher_points.values())
     if not todo:
         if hidden:
             return [f"总分 {total}：公开检查全部通过；隐藏检查（+{_num(hidden)}）由老师评分。",
-                    f"Total {total}: every public check passed; the hidden ones (+{_num(hidden)}) are your teacher's."]
+                    f"Total {total}: all public checks pass; your teacher grades the hidden (+{_num(hidden)})."]
         return [f"总分 {total}：每项检查都通过了。", f"Total {total}: every check passed."]
     idle = [ex for ex, rs in rows if not_started(rs)]
     first = todo[0]
