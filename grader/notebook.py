@@ -131,16 +131,18 @@ def failed_checks(tests: list, warnings: list[str] = ()) -> str:
     """The checks not passed, by name and points, then the known mistakes
     they found, each once: what nbgrader's Validate shows of a failed test
     cell in place of its "Partial credit; passed some but not all of the tests"."""
-    from grader.engine.report import wrap
     from grader.text import DIAGNOSIS_LABEL
 
+    # Lines as they are, not wrapped to a terminal's width: nbgrader shows
+    # them in a browser or its own log, and wrapping them would take the
+    # report's engine into the kernel (tests/import_rules.py).
     failed = [t for t in tests if t["status"] != "passed"]
     lines = list(warnings) + ["未通过的检查 / checks not passed:"]
     for t in failed:
-        lines += wrap(f"✗ {t['name'].split(': ', 1)[-1]}  ({t['score']:g}/{t['max_score']:g})")
+        lines.append(f"✗ {t['name'].split(': ', 1)[-1]}  ({t['score']:g}/{t['max_score']:g})")
     found = [(t.get("extra_data") or {}).get("diagnosis") for t in failed]
     for d in dict.fromkeys((d["zh"], d["en"]) for d in found if d):
-        lines += wrap(f"{DIAGNOSIS_LABEL}{d[0]} / {d[1]}")
+        lines.append(f"{DIAGNOSIS_LABEL}{d[0]} / {d[1]}")
     lines.append("完整的报告：在笔记本里运行这个单元格 / the whole report: run this cell in the notebook")
     return "\n".join(lines)
 
