@@ -36,6 +36,7 @@ import json
 import os
 import sys
 import tempfile
+import textwrap
 
 from grader import warm_grader
 from grader.exercises import BY_ID, IDS
@@ -133,16 +134,18 @@ def failed_checks(tests: list, warnings: list[str] = ()) -> str:
     cell in place of its "Partial credit; passed some but not all of the tests"."""
     from grader.text import DIAGNOSIS_LABEL
 
-    # Lines as they are, not wrapped to a terminal's width: nbgrader shows
-    # them in a browser or its own log, and wrapping them would take the
-    # report's engine into the kernel (tests/import_rules.py).
+    # nbgrader cuts long lines short: each language on lines of its own,
+    # wrapped by textwrap (the report's own wrapping is the engine's, which a
+    # kernel never imports: tests/import_rules.py).
     failed = [t for t in tests if t["status"] != "passed"]
     lines = list(warnings) + ["未通过的检查 / checks not passed:"]
     for t in failed:
         lines.append(f"✗ {t['name'].split(': ', 1)[-1]}  ({t['score']:g}/{t['max_score']:g})")
     found = [(t.get("extra_data") or {}).get("diagnosis") for t in failed]
-    for d in dict.fromkeys((d["zh"], d["en"]) for d in found if d):
-        lines.append(f"{DIAGNOSIS_LABEL}{d[0]} / {d[1]}")
+    hang = " " * len(DIAGNOSIS_LABEL)
+    for zh, en in dict.fromkeys((d["zh"], d["en"]) for d in found if d):
+        lines.append(f"{DIAGNOSIS_LABEL}{zh}")
+        lines += textwrap.wrap(en, 78, initial_indent=hang, subsequent_indent=hang)
     lines.append("完整的报告：在笔记本里运行这个单元格 / the whole report: run this cell in the notebook")
     return "\n".join(lines)
 
