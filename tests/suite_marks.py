@@ -32,6 +32,7 @@ MARKS = {
     "test_docs_quotes.py": ("docs",),
     "test_docs_sources.py": ("docs",),
     "test_fuzz.py": ("slow", "sandbox"),
+    "test_github_classroom.py": ("slow",),
     "test_gradescope.py": ("slow",),
     "test_keyring_and_syscalls.py": ("sandbox",),
     "test_lab.py": ("slow", "browser"),

@@ -24,6 +24,9 @@ DIR (a folder, or a zip of the whole class) is one of
   (moodle, ``mod/assign/classes/downloader.php``). Keyed by participant id,
   the number of the grading worksheet's "Participant N". Online text is
   not graded: the student's note says so;
+- a folder of GitHub Classroom's cloned student repositories (``gh
+  classroom clone student-repos``): ``classroom_repos``, keyed by the
+  repository's name, timed by its last commit (the student's word);
 - anything else is ``intake.discover``'s: a folder or zip per student, or
   nbgrader's collected layout (nbgrader's ``timestamp.txt`` gives the time;
   no file in a platform's download does: a student can put one there).
@@ -42,7 +45,7 @@ import stat
 import zipfile
 from dataclasses import dataclass, field
 
-from grader.teacher import intake
+from grader.teacher import classroom_repos, intake
 from grader.teacher.intake import FILENAMES, QUIET, Entry, _note, printable
 
 CANVAS = "Canvas"
@@ -55,6 +58,7 @@ MAX_CLASS_ZIP_UNPACKED = 2 * 1024**3
 KINDS = {
     CANVAS: "Canvas 的“下载提交” / Canvas's Download Submissions",
     MOODLE: "Moodle 的“下载所有提交” / Moodle's Download all submissions",
+    classroom_repos.KIND: "GitHub Classroom 的学生仓库（gh classroom clone student-repos） / GitHub Classroom's student repositories (gh classroom clone student-repos)",
     "nbgrader": "nbgrader 收集的作业（timestamp.txt） / nbgrader's collected submissions (timestamp.txt)",
     "folders": "每名学生一个文件夹或 zip / a folder or zip per student",
 }
@@ -224,6 +228,9 @@ def read(path: str, work_dir: str, assignment: str | None = "attention", exclude
     if len(moodle) * 2 > len(names):
         entries = _moodle(path, names, work_dir, assignment, warnings)
         return Download(MOODLE, _charge(MOODLE, entries, lost, under), warnings)
+    if classroom_repos.looks_like(path, names):
+        entries, more = classroom_repos.discover(path, work_dir, assignment, exclude)
+        return Download(classroom_repos.KIND, _charge(classroom_repos.KIND, entries, lost, under), warnings + more)
     entries, more = intake.discover(path, work_dir, assignment, exclude)
     kind = "nbgrader" if any(e.time_source == "timestamp.txt" for e in entries) else "folders"
     return Download(kind, _charge(kind, entries, lost, under), warnings + more)

@@ -492,7 +492,7 @@ def _unpack(zf: zipfile.ZipFile, member: zipfile.ZipInfo, dest: str, notes: list
     return data
 
 
-def discover(root: str, work_dir: str, assignment: str | None = "attention", exclude: tuple = ()) -> tuple[list[Entry], list[str]]:
+def discover(root: str, work_dir: str, assignment: str | None = "attention", exclude: tuple = (), read_folder=None) -> tuple[list[Entry], list[str]]:
     """The submissions in ``root``, one ``Entry`` per student id, sorted by
     id; and warnings about names in ``root`` that are no submission.
 
@@ -503,7 +503,10 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
 
     Zips are unpacked into fresh folders under ``work_dir``. ``exclude``:
     absolute paths to pass over (the output folder, if it is inside ``root``).
+    ``read_folder(path, id, name, assignment)`` reads a student's folder
+    (default ``from_folder``; a cloned repository: ``classroom_repos``).
     """
+    read_folder = read_folder or from_folder
     warnings: list[str] = []
     found: dict[str, list[tuple[str, str]]] = {}  # id -> [(kind, name)]
     os.makedirs(work_dir, exist_ok=True)
@@ -553,7 +556,7 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
             elif kind == "zip":
                 entry = from_zip(path, sid, name, work_dir, assignment)
             else:
-                entry = from_folder(path, sid, name, assignment)
+                entry = read_folder(path, sid, name, assignment)
         except Exception as exc:  # noqa: BLE001 - one student's odd input must not stop the batch
             entry = Entry(sid, None, [_note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})")], printable(name))
         if printable(name) != name:

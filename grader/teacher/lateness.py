@@ -13,6 +13,10 @@ there is, which grades.csv names:
    so grades.csv says whose verdict it is, for the students it marks and
    for those it does not (``CANVAS_LATE``, ``CANVAS_NOT_LATE``), and never
    that an on-time student's time came from "LATE".
+5. a cloned GitHub Classroom repository's last commit date
+   (``classroom_repos``, ``GIT_COMMIT``): set by the student's machine,
+   so the batch names every student timed by it and asks for the times
+   file (the push times, GitHub's record) in its place.
 
 File times are never read: unzipping changes them. A student with none of
 these is on time, and the batch says who they are.
@@ -20,6 +24,7 @@ these is on time, and the batch says who they are.
 import os
 
 from grader.teacher import late_policy, moodle_worksheet
+from grader.text import count
 from grader.teacher.late_policy import PolicyError
 from grader.teacher.platform_csv import PlatformFileError
 
@@ -27,6 +32,8 @@ from grader.teacher.platform_csv import PlatformFileError
 # grades.csv's time_source where Canvas's file names are all there is.
 CANVAS_LATE = "Canvas: LATE by Canvas's due date (no time)"
 CANVAS_NOT_LATE = "Canvas: not LATE by Canvas's due date (no time)"
+# grades.csv's time_source for a cloned repository's last commit date: the student's clock, not GitHub's.
+GIT_COMMIT = "git: last commit's date (set by the student's machine)"
 
 
 class LateInputError(Exception):
@@ -63,7 +70,7 @@ class Lateness:
         strangers = sorted(set(self.policy.times) - known)
         if strangers:
             self.warnings.append(f"times 文件里有不在本批提交里的学生，忽略 / students in the times file but not among the submissions, ignored: {', '.join(strangers[:5])}")
-        late, unknown, unreadable = {}, [], []
+        late, unknown, unreadable, committed = {}, [], [], []
         times_name = "times: " + os.path.basename(self.policy.times_path)
         for e in entries:
             sid = e.student_id
@@ -76,6 +83,9 @@ class Lateness:
                 late[sid] = late_policy.lateness(self.policy, sid, self.worksheet[sid], f"worksheet: {self.worksheet_name}")
             elif sid in self.policy.times:
                 late[sid] = late_policy.lateness(self.policy, sid, self.policy.times[sid], times_name)
+            elif e.time_source == GIT_COMMIT and late_policy.parse_time(e.submitted_at, None) is not None:
+                late[sid] = late_policy.lateness(self.policy, sid, late_policy.parse_time(e.submitted_at, None), GIT_COMMIT)
+                committed.append(sid)
             elif e.marked_late is not None:
                 late[sid] = late_policy.lateness(self.policy, sid, None, CANVAS_LATE if e.marked_late else CANVAS_NOT_LATE, e.marked_late)
             else:
@@ -83,6 +93,13 @@ class Lateness:
                 unknown.append(sid)
         if unreadable:
             self.warnings.append(f"timestamp.txt 读不出时间 / timestamp.txt without a readable time: {', '.join(unreadable[:5])}")
+        if committed:
+            self.warnings.append(
+                f"{len(committed)} 名学生的提交时间取自仓库最后一次提交的日期，这个日期由学生的电脑写入，可以伪造"
+                f"（在策略的 times 文件里给出推送时间即可取代） / {count(len(committed), 'student')} timed by the repository's "
+                "last commit date, which the student's machine sets and can forge (give the push times in the policy's "
+                "times file to replace it): " + ", ".join(committed[:5]) + (f" … (+{len(committed) - 5})" if len(committed) > 5 else "")
+            )
         if unknown:
             self.warnings.append(
                 f"{len(unknown)} 名学生没有提交时间，不扣迟交分 / students without a submission time, so no late penalty: "

@@ -8,7 +8,9 @@ say what the teacher grades), the experiments (the plain-torch scripts that
 the docs pages run with ``tox exec -e grade -- python experiments/...``), the
 notebooks (``course_notebooks.py``; ``tox -e lab`` opens them), a tox.ini and a
 README (``student_readme``) that lists the exercises of the same table.
-DIR.zip, beside DIR, holds the same tree.
+DIR.zip, beside DIR, holds the same tree. With ``--github-classroom`` it
+also holds ``.github/workflows/classroom.yml`` (``classroom_workflow``), the
+autograding a GitHub Classroom assignment made from it runs on each push.
 
 The release holds no docs/: its README and notebooks link to the course
 site's pages at ``--docs-url URL`` (the address it is published at), and,
@@ -45,18 +47,23 @@ def run(args) -> int:
         )
         return 2
     try:
-        files = build(out, docs_url=docs_url)
+        files = build(out, docs_url=docs_url, github_classroom=args.github_classroom)
     except packaging.BuildError as exc:
         print(f"python -m grader release: 错误 / error:\n  {exc.zh}\n  {exc.en}", file=sys.stderr)
         return exc.code
     print(f"学生版 / student edition: {out} ({files} files)")
     print(f"压缩包 / zip:             {out}.zip")
+    if args.github_classroom:
+        from grader.teacher.classroom_workflow import WORKFLOW
+
+        print(f"GitHub Classroom:         {os.path.join(out, WORKFLOW)}")
     return 0
 
 
-def build(out: str, project: str = PROJECT, docs_url: str | None = None) -> int:
+def build(out: str, project: str = PROJECT, docs_url: str | None = None, github_classroom: bool = False) -> int:
     """Build the release in ``out`` and ``out.zip``, linking to the course site
-    at ``docs_url`` (None: no links to it); return the number of files."""
+    at ``docs_url`` (None: no links to it), with GitHub Classroom's workflow
+    when ``github_classroom``; return the number of files."""
     if os.path.lexists(out) and (not os.path.isdir(out) or os.path.islink(out) or os.listdir(out)):
         raise packaging.BuildError(
             f"{out} 已存在且不是空文件夹：请换一个 --out，或先删掉它",
@@ -65,6 +72,10 @@ def build(out: str, project: str = PROJECT, docs_url: str | None = None) -> int:
         )
     with packaging.staging_folder(out) as tmp:
         _fill(tmp, project, docs_url)
+        if github_classroom:
+            from grader.teacher import classroom_workflow
+
+            classroom_workflow.write(tmp, project)
         _refuse_leaks(tmp, project)
         # The folder is renamed into place once the zip is written, and the
         # zip once the folder is: neither is left alone if the other fails.

@@ -71,6 +71,12 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
         help="where the course site is published (https://...), for the README's and the notebooks' links to its pages "
         "(default: none; the release holds no docs/, so they name the pages without a link)",
     )
+    r.add_argument(
+        "--github-classroom",
+        action="store_true",
+        help="add .github/workflows/classroom.yml: GitHub Classroom's autograding of the public checks on each push, "
+        "one test per check with its points",
+    )
 
     s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
     s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")

@@ -1,0 +1,112 @@
+"""GitHub Classroom's autograding step: ``python -m grader.github_classroom [FOLDER] >> "$GITHUB_OUTPUT"``.
+
+The student edition's ``.github/workflows/classroom.yml`` (made by the
+teacher's ``release --github-classroom``) runs this in the student's
+repository. It grades FOLDER (default ``exercises``) with the public checks
+exactly as ``python -m grader grade`` does (``grade_command.grade_folder``),
+writes the same report to standard error, which the Actions log shows, and
+prints one line to standard output, ``result=<base64 JSON>``: the step output
+that ``classroom-resources/autograding-grading-reporter`` reads from the
+environment variable ``<STEP-ID>_RESULTS`` (its src/main.js), as the
+classroom's own graders write theirs (autograding-command-grader's
+src/main.js: ``core.setOutput('result', btoa(JSON.stringify(result)))``;
+autograding-python-grader's bin/run.sh: ``echo "result=..." >>
+"$GITHUB_OUTPUT"``).
+
+The JSON is their ``{"version": 1, "status", "max_score", "tests": [...]}``,
+one test per check with the check's points as its ``score`` and
+``max_score``. The reporter's notice for GitHub Classroom
+(src/notify-classroom.js) sums the tests' ``score`` over the runner's
+``max_score``: the points are the report's total, out of the public checks'
+points. Whatever goes wrong, a result is printed (0 points, status
+"error") and the exit status is 0, so the reporter always has one to read.
+"""
+import argparse
+import base64
+import json
+import os
+import sys
+import tempfile
+import traceback
+
+from grader.exercises import EXERCISES
+
+MESSAGE_CHARS = 500  # of a check's feedback: the whole result travels in one environment variable
+PUBLIC_POINTS = sum(e.public for e in EXERCISES)
+
+
+def classroom_result(results: dict | None, failed: bool = False) -> dict:
+    """The reporter's JSON for a results.json (``report.results_json``), or
+    for no grading at all (``results`` None). ``failed``: the grader itself
+    failed on something, so some checks may not have run."""
+    tests = []
+    for t in (results or {}).get("tests", []):
+        passed = t["status"] == "passed"
+        tests.append(
+            {
+                "name": t["name"],
+                "status": "pass" if passed else "fail",
+                "score": t["score"],
+                "max_score": t["max_score"],
+                "message": "" if passed else t["output"][:MESSAGE_CHARS],
+                "test_code": "",  # the reporter prints it when it is not empty; the report above says it all
+                "filename": "",
+                "line_no": 0,  # the reporter prints " - line N" unless it is 0
+            }
+        )
+    if results is None or failed:
+        status = "error"
+    else:
+        status = "pass" if all(t["status"] == "pass" for t in tests) else "fail"
+    # The public points of the course, even where a check did not run: the
+    # classroom then shows the same total as the student's `grade`.
+    return {"version": 1, "status": status, "max_score": PUBLIC_POINTS, "tests": tests}
+
+
+def encoded(result: dict) -> str:
+    return base64.b64encode(json.dumps(result, ensure_ascii=False).encode("utf-8")).decode("ascii")
+
+
+def _grade(folder: str) -> tuple[dict | None, bool]:
+    """results.json of ``grade FOLDER --public-only``, graded as the command
+    line does, its report on standard error; and whether the grader failed."""
+    from grader.engine.grade_command import grade_folder
+    from grader.engine.grading import Grader
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "results.json")
+        args = argparse.Namespace(path=folder, only=None, json=out, display_name=None, inputs_seed=None, public_only=True)
+        grader = Grader()
+        try:
+            said = grade_folder(grader, args)
+        finally:
+            grader.close()
+        sys.stderr.write(said.stderr + said.stdout)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f), said.code != 0
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) > 1:
+        print('usage: python -m grader.github_classroom [FOLDER] >> "$GITHUB_OUTPUT"', file=sys.stderr)
+        return 2
+    folder = argv[0] if argv else "exercises"
+    try:
+        if not os.path.isdir(folder):
+            print(f"找不到文件夹 / no such folder: {folder}", file=sys.stderr)
+            results, failed = None, True
+        else:
+            results, failed = _grade(folder)
+    except BaseException:  # noqa: BLE001 - whatever happened, the reporter gets a result
+        traceback.print_exc()
+        results, failed = None, True
+    sys.stdout.write(f"result={encoded(classroom_result(results, failed))}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # as grader/__main__.py: no interpreter teardown once the result is out
