@@ -13,9 +13,9 @@ SEED_HELP = (
 SANDBOX_HELP = "run submission code in a bubblewrap sandbox: auto (if available), require, off"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m grader") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m grader",
+        prog=prog,
         description="注意力练习评分 / grader for the self-attention exercises",
     )
     verbs = p.add_subparsers(dest="verb", metavar="COMMAND")
@@ -66,12 +66,13 @@ def _teacher_verbs():
 
 def _usage_error(parser, message: str) -> int:
     parser.print_usage(sys.stderr)
-    print(f"python -m grader: 错误 / error: {message}", file=sys.stderr)
+    print(f"{parser.prog}: 错误 / error: {message}", file=sys.stderr)
     return 2
 
 
-def main(argv=None) -> int:
-    parser = _parser()
+def main(argv=None, prog: str = "python -m grader") -> int:
+    """The command line, named ``prog`` in its usage and its errors."""
+    parser = _parser(prog)
     args = parser.parse_args(argv)
     # Read by the limits of every grader this command makes: a bad value is
     # a usage error here, before anything is graded, not a traceback later.
@@ -125,3 +126,19 @@ def _grade(parser, args) -> int:
     if said.code == 0 and args.exit_code and not said.passed:
         return 1  # graded, not all passed: as a test runner says it
     return said.code
+
+
+def script() -> None:
+    """``attention-grader``, the console script of the student edition's wheel
+    (``grader/teacher/student_wheel.py``): ``python -m grader`` by the name
+    it was run as."""
+    leave(main(prog=os.path.basename(sys.argv[0]) or "attention-grader"))
+
+
+def leave(code: int) -> None:
+    """Exit with ``code`` without tearing the interpreter down: with torch
+    loaded that takes a noticeable part of a second, and everything that
+    matters is written already."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -2,7 +2,9 @@
 
 The paths are the one place that knows the layout of the course (or of the
 student edition, which has the same folders without ``solutions/`` and
-``checks/hidden/``). The writers replace a file in one rename, so a reader
+``checks/hidden/``; or of the student edition's wheel, installed with pip,
+which carries its ``checks/`` and ``exercises/`` inside the package, in
+``grader/course_files/``: see ``grader/teacher/student_wheel.py``). The writers replace a file in one rename, so a reader
 (a teacher's browser, nbgrader, a resumed batch) sees the old file or the new
 one, never half of one.
 """
@@ -10,10 +12,17 @@ import contextlib
 import os
 import tempfile
 
+# Where ``grader`` is imported from: the course folder (the teacher's, or the
+# student edition's), or site-packages where the wheel is installed. The
+# grader's own processes start here, with it on PYTHONPATH.
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKS = os.path.join(PROJECT, "checks")
-SOLUTIONS = os.path.join(PROJECT, "solutions")
-EXERCISES_DIR = os.path.join(PROJECT, "exercises")
+# Installed, the course has no folder of its own: the wheel's copy of the
+# student edition's folders is package data. Absent in a course folder.
+INSTALLED_COURSE = os.path.join(PROJECT, "grader", "course_files")
+COURSE = INSTALLED_COURSE if os.path.isdir(INSTALLED_COURSE) else PROJECT
+CHECKS = os.path.join(COURSE, "checks")
+SOLUTIONS = os.path.join(COURSE, "solutions")
+EXERCISES_DIR = os.path.join(COURSE, "exercises")  # the stubs: an untouched file is told by them
 
 
 def current_umask() -> int:

@@ -52,7 +52,8 @@ class Shell:
     ``tox -e teacher -- ARGS`` is ``python -m grader ARGS`` (tox.ini's
     teacher command) with ``PYTHONPATH`` the project tox finds from the
     folder (the nearest one up with a tox.ini; this project when there is
-    none), ``source .tox/teacher/bin/activate`` puts this interpreter's
+    none), ``tox exec -e teacher -- python ARGS`` is this interpreter with
+    the same ``PYTHONPATH``, ``source .tox/teacher/bin/activate`` puts this interpreter's
     folder first on PATH, ``cd`` moves, ``nbgrader ARGS`` is this
     interpreter's nbgrader, and ``mkdir`` and ``cp`` are themselves, with
     their wildcards expanded as the shell does. Any other command fails the
@@ -65,8 +66,9 @@ class Shell:
 
     def run(self, argv: list[str]) -> subprocess.CompletedProcess | None:
         if argv[:4] == ["tox", "-e", "teacher", "--"]:
-            tox_root = next((p for p in [self.cwd, *self.cwd.parents] if (p / "tox.ini").is_file()), ROOT)
-            return self._run([sys.executable, "-m", "grader", *argv[4:]], PYTHONPATH=str(tox_root))  # tox.ini's set_env
+            return self._run([sys.executable, "-m", "grader", *argv[4:]], PYTHONPATH=self._tox_root())  # tox.ini's set_env
+        if argv[:6] == ["tox", "exec", "-e", "teacher", "--", "python"]:
+            return self._run([sys.executable, *argv[6:]], PYTHONPATH=self._tox_root())
         if argv == ["source", ".tox/teacher/bin/activate"]:
             self.env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + self.env.get("PATH", "")
             return None  # an activated environment sets no PYTHONPATH: nbgrader_config.py does
@@ -79,6 +81,10 @@ class Shell:
         if argv[0] == "nbgrader":
             return self._run([sys.executable, "-m", "nbgrader", *argv[1:]])
         raise AssertionError(f"README command the test cannot run: {shlex.join(argv)}")
+
+    def _tox_root(self) -> str:
+        """The folder of the tox.ini tox finds from here (the nearest one up; this project when there is none)."""
+        return str(next((p for p in [self.cwd, *self.cwd.parents] if (p / "tox.ini").is_file()), ROOT))
 
     def _run(self, argv: list[str], **env: str) -> subprocess.CompletedProcess:
         proc = subprocess.run(argv, cwd=self.cwd, env={**self.env, **env}, capture_output=True, text=True, timeout=900)

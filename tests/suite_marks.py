@@ -45,6 +45,7 @@ MARKS = {
     "test_start_commands.py": ("slow",),
     "test_unseen_inputs.py": ("slow",),
     "test_warm_grader.py": ("sandbox",),
+    "test_wheel.py": ("sandbox",),
     "test_write.py": ("slow",),
 }
 

@@ -138,7 +138,7 @@ def test_release_has_what_students_need_and_nothing_else(release):
     assert {"checks/pytest.ini", "checks/public/reference_answers.pt", "checks/hidden_points.json", "tox.ini", "README.md"} <= files
     assert {"grader/__main__.py", "grader/cli.py", "grader/engine/grading.py", "grader/engine/recorded.py"} <= files
     tops = {f.split("/")[0] for f in files}
-    assert tops == {"exercises", "checks", "grader", "experiments", "notebooks", "write", "tox.ini", "README.md"}
+    assert tops == {"exercises", "checks", "grader", "experiments", "notebooks", "write", "tox.ini", "README.md", "pyproject.toml"}
     assert {f"notebooks/{ex}.ipynb" for ex in IDS} <= files  # tox -e lab opens them
     assert {f"experiments/{ex}_experiment.py" for ex in IDS} <= files  # each docs page's {experiment} runs there too
     assert {"write/__main__.py", "write/corpus.py", "write/corpus.txt"} <= files  # tox -e write, and the text it learns from

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 
-from grader.files import PROJECT
+from grader.files import COURSE, PROJECT
 
 MODES = ("auto", "require", "off")
 TMP_BYTES = 64 * 1024 * 1024
@@ -53,16 +53,20 @@ def _system_binds() -> list[str]:
 
 
 def _python_dirs(project: str) -> list[str]:
-    """The folders the interpreter and its packages live in, never the project."""
+    """The folders the interpreter and its packages live in, never the
+    project (its solutions, its checks). Installed from the student
+    edition's wheel, the project is the site-packages that holds the
+    grader (and torch): it has nothing to keep out, and is bound as any."""
     dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     for p in sys.path:
         if p and os.path.isdir(p) and ("site-packages" in p or "dist-packages" in p):
             dirs.add(p)
     project = os.path.realpath(project)
+    installed = project == os.path.realpath(PROJECT) and COURSE != PROJECT
     out = []
     for d in sorted(dirs, key=len):
         real = os.path.realpath(d)
-        if real == project or project.startswith(real + os.sep):
+        if not installed and (real == project or project.startswith(real + os.sep)):
             continue  # an interpreter folder that contains the project would expose it
         if not any(real == o or real.startswith(o + os.sep) for o in out):
             out.append(real)

@@ -7,7 +7,9 @@ hidden checks per exercise (from ``grader/exercises.py``, so the report can
 say what the teacher grades), the experiments (the plain-torch scripts that
 the docs pages run with ``tox exec -e grade -- python experiments/...``), the
 notebooks (``course_notebooks.py``; ``tox -e lab`` opens them), a tox.ini and a
-README (``student_readme``) that lists the exercises of the same table.
+README (``student_readme``) that lists the exercises of the same table, and a
+pyproject.toml that builds the grader and its checks as a wheel for a hub's
+image (``student_wheel``).
 DIR.zip, beside DIR, holds the same tree. With ``--github-classroom`` it
 also holds ``.github/workflows/classroom.yml`` (``classroom_workflow``), the
 autograding a GitHub Classroom assignment made from it runs on each push.
@@ -126,6 +128,11 @@ def _fill(root: str, project: str, docs_url: str | None = None) -> None:
     write = os.path.join(project, "write")
     packaging.copy_py(write, os.path.join(root, "write"))
     shutil.copyfile(os.path.join(write, "corpus.txt"), os.path.join(root, "write", "corpus.txt"))
+
+    # The grader, its checks and the stubs as a wheel for a hub's image (pip wheel builds it; tox does not).
+    from grader.teacher import student_wheel
+
+    packaging.write_text(os.path.join(root, "pyproject.toml"), student_wheel.pyproject(root, project))
 
 
 def _record(project: str) -> dict:
