@@ -391,3 +391,11 @@ def test_a_folder_is_a_class_of_clones_when_most_of_it_is(tmp_path):
 def test_no_git_history_no_time(tmp_path):
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     assert classroom_repos.last_commit_time(str(tmp_path / "repo")) == ""
+
+
+def test_the_teachers_page_shows_the_commands_the_readme_runs():
+    """docs/teachers/github_classroom.md's commands are the README's, which the fixture above runs as written."""
+    page = Path(ROOT) / "docs" / "teachers" / "github_classroom.md"
+    shown = re.findall(r"^```bash\n(.*?)^```$", page.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+    assert shown and set(shown) <= set(blocks(SECTION, "bash")), shown
+    assert len(shown) == len(blocks(SECTION, "bash"))
