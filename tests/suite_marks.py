@@ -42,6 +42,7 @@ MARKS = {
     "test_new_exercise.py": ("slow",),
     "test_nbgrader_course.py": ("slow",),
     "test_notebook_submissions.py": ("slow",),
+    "test_prairielearn.py": ("slow",),
     "test_start_commands.py": ("slow",),
     "test_unseen_inputs.py": ("slow",),
     "test_warm_grader.py": ("sandbox",),

@@ -208,7 +208,8 @@ def find_submission(submission: str) -> tuple[str | None, int]:
     return best, best_key[0]
 
 
-def _received(submission: str, limit: int = 20) -> str:
+def received(submission: str, limit: int = 20) -> str:
+    """The names of the files in ``submission`` (the first ``limit``), for a message that says what came."""
     names = []
     for dirpath, dirnames, filenames in os.walk(submission):
         dirnames.sort()
@@ -226,7 +227,7 @@ def _no_files(submission: str) -> dict:
         "没有找到练习文件：请上传 exercises/ 里你写好的文件（或整个 exercises 文件夹）。",
         "No exercise files found: upload the files you wrote in exercises/ (or the whole exercises folder).",
         f"应有 / expected: {', '.join(e.filename for e in EXERCISES)} (或 / or .ipynb)",
-        f"收到 / received: {_received(submission)}",
+        f"收到 / received: {received(submission)}",
     )
 
 

@@ -1,5 +1,5 @@
 """The teacher's commands of ``python -m grader``: batch, report, release,
-gradescope, similar, notebooks, nbgrader, export.
+gradescope, prairielearn, similar, notebooks, nbgrader, export.
 
 ``grader.cli`` adds them where this folder is; the student edition is
 ``grader/`` without ``teacher/``, so its command line has ``grade`` only.
@@ -17,6 +17,7 @@ MODULES = {
     "report": "grader.teacher.class_report",
     "release": "grader.teacher.release",
     "gradescope": "grader.teacher.gradescope",
+    "prairielearn": "grader.teacher.prairielearn",
     "similar": "grader.teacher.similar",
     "notebooks": "grader.teacher.course_notebooks",
     "nbgrader": "grader.teacher.nbgrader_course",
@@ -80,6 +81,21 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
 
     s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")
     s.add_argument("--out", default="autograder.zip", metavar="FILE", help="the zip to write (default: autograder.zip)")
+
+    p = verbs.add_parser("prairielearn", help="write the unit as PrairieLearn questions with an external grader / PrairieLearn 课程")
+    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (new or empty): questions/, serverFilesCourse/, image/")
+    p.add_argument(
+        "--image",
+        default="attention-grader",
+        metavar="IMAGE",
+        help="the grading image's name in info.json, as you push it to Docker Hub, e.g. yourname/attention-grader (default: attention-grader)",
+    )
+    p.add_argument(
+        "--docs-url",
+        default=None,
+        metavar="URL",
+        help="where the course site is published (https://...), for each question's link to its page (default: no link)",
+    )
 
     m = verbs.add_parser("similar", help="find submissions that are suspiciously alike / 相似的提交")
     m.add_argument("dir", metavar="DIR", help="one submission per student, as for batch")
