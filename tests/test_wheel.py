@@ -115,6 +115,14 @@ def _solution(ex: str) -> str:
     return (SOLUTIONS / f"{ex}.py").read_text(encoding="utf-8")
 
 
+def test_the_teachers_page_says_the_commands_this_test_runs():
+    """docs/teachers/release.md's commands are the README's, which the fixtures above run as written."""
+    page = ROOT / "docs" / "teachers" / "release.md"
+    said = [argv for b in blocks("The student edition as a wheel", "bash", page) for argv in commands(b)]
+    run = commands(blocks("The student edition", "bash")[0]) + [argv for b in blocks(SECTION, "bash") for argv in commands(b)]
+    assert len(said) == 3 and [argv for argv in said if argv not in run] == []
+
+
 # --- what the wheel holds ---------------------------------------------------------
 
 
