@@ -54,7 +54,7 @@ if args[:3] == ["classroom", "clone", "student-repos"] and args[3] == "-a":
         print("Cloning into:", os.path.join(target, name))
         subprocess.run(["git", "clone", "-q", os.path.join(origins, name), os.path.join(target, name)], check=True)
     sys.exit(0)
-m = re.fullmatch(r"repos/ORG/([^/]+)/activity\\?activity_type=push&per_page=100", args[1]) if args[:1] == ["api"] else None
+m = re.fullmatch(r"repos/ORG/([^/]+)/activity\\?per_page=100", args[1]) if args[:1] == ["api"] else None
 if m and args[2] == "--jq":
     path = os.path.join(os.environ["FAKE_GH_ACTIVITY"], m.group(1) + ".json")
     data = open(path).read() if os.path.exists(path) else "[]"
@@ -140,17 +140,18 @@ def readme_class(tmp_path_factory):
     # ada: all done, pushed on time. bob: never pushed a thing (the starter's
     # commit, no push of his: timed by that commit). cy: a catalogue mistake,
     # the commit dated before the deadline but pushed two days late. dee: the
-    # files moved to the repository's top, pushed twice (the last on time).
+    # files moved to the repository's top, pushed twice (the last, a force
+    # push, on time): every kind of activity that brought HEAD counts.
     def pushes(name, *records):
-        (activity / f"{name}.json").write_text(json.dumps([{"after": a, "timestamp": t, "activity_type": "push"} for a, t in records]))
+        (activity / f"{name}.json").write_text(json.dumps([{"after": a, "timestamp": t, "activity_type": k} for a, t, k in records]))
 
     ada = _student_repo(release, origins / f"{SLUG}-ada", _solutions(), "2026-12-09T20:00:00+08:00")
-    pushes(f"{SLUG}-ada", (ada, "2026-12-09T12:30:00Z"), ("0" * 40, "2026-12-02T01:00:00Z"))
+    pushes(f"{SLUG}-ada", (ada, "2026-12-09T12:30:00Z", "push"), ("0" * 40, "2026-12-02T01:00:00Z", "push"))
     _student_repo(release, origins / f"{SLUG}-bob", {}, None)
     cy = _student_repo(release, origins / f"{SLUG}-cy", _wrong("release-set-1"), "2026-12-10T12:00:00+08:00")
-    pushes(f"{SLUG}-cy", (cy, "2026-12-12T04:00:00Z"))
+    pushes(f"{SLUG}-cy", (cy, "2026-12-12T04:00:00Z", "push"))
     dee = _student_repo(release, origins / f"{SLUG}-dee", _solutions(), "2026-12-10T20:00:00+08:00", top_level=True)
-    pushes(f"{SLUG}-dee", (dee, "2026-12-10T13:00:00Z"), ("1" * 40, "2026-12-08T13:00:00Z"))
+    pushes(f"{SLUG}-dee", (dee, "2026-12-10T13:00:00Z", "force_push"), ("1" * 40, "2026-12-08T13:00:00Z", "push"))
 
     cloned = _bash(clone_block, here, env)
     timed = _bash(times_block, here, env)
