@@ -380,6 +380,21 @@ def test_a_copied_or_changed_cell_is_graded_and_named(graded):
         assert "复制或改动过" in said
 
 
+def test_the_note_on_copied_cells_shows_a_students_grade_id_escaped():
+    """A grade id is the student's own text: control characters in the note
+    the report carries are shown as escapes (the report's HTML and Markdown
+    escape the rest)."""
+    import nbformat
+
+    from grader.teacher import nbgrader_autograde
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["attention_notes"] = ["answer_ex0_weighted_sum\x1b[2J\x07owned"]
+    said = nbgrader_autograde._notes_of(nb)
+    assert "\x1b" not in said and "\x07" not in said
+    assert "\\x1b[2J" in said
+
+
 def test_autograde_runs_no_answer_cell_in_a_kernel(graded):
     assert not list(graded.rglob("the_kernel_ran_me"))
     nb = json.loads((graded / "autograded" / "attacker" / "attention" / "ex0_weighted_sum.ipynb").read_text(encoding="utf-8"))

@@ -169,7 +169,10 @@ def _notes_of(nb) -> str:
     ids = nb.metadata.get("attention_notes") or []
     if not ids:
         return ""
-    named = ", ".join(str(i)[:40] for i in ids[:5])
+    from grader.text import visible
+
+    # Grade ids are the student's text (a cell's metadata): shown escaped.
+    named = ", ".join(visible(str(i)[:40], name=True) for i in ids[:5])
     return (
         f"注意 / note: 笔记本里 nbgrader 的单元格信息被复制或改动过（{named}）：复制的答案单元格都按顺序评了分，其余的照课程原样恢复\n"
         f"  this notebook's nbgrader cell metadata was copied or changed ({named}): every copy of an answer cell was graded, in order, and the rest restored as the course has it\n"
