@@ -21,9 +21,11 @@ magic (``%%bash``) become comments. ``%time`` and ``%timeit`` in front of a
 statement, and the ``%%time``/``%%timeit``/``%%capture`` cell magics, keep
 the code they time: it runs once. Each change is a note the student reads.
 A line is IPython's only where a statement begins: inside a string, a
-bracket or a line continued by a backslash it is Python's. One pass of
-Python's tokenizer over each cell says where statements begin, so reading
-costs time in proportion to the notebook's size.
+bracket or a line continued by a backslash it is Python's. Python's
+tokenizer says where statements begin (``_at_statement_starts``), so reading
+costs time in proportion to the notebook's size; a notebook of over
+``MAX_CELLS`` cells, or (``read``'s ``max_code``) more graded code than a file
+may hold, is refused before any line is converted.
 
 Lines are named as the student sees them, "cell 4, line 2" (cells counted
 from the top of the notebook, markdown ones too, from 1): ``Code.where``.
@@ -50,8 +52,8 @@ KEEP_BODY = {"time", "timeit", "capture", "prun"}
 # Line magics in front of a statement that IPython runs (timed): the
 # statement is kept.
 KEEP_STATEMENT = {"time", "timeit", "prun"}
-NOTES_SHOWN = 5
-MAX_CELLS = 10_000  # a course notebook has about 15  # changed lines listed by name; the rest are counted
+NOTES_SHOWN = 5  # changed lines listed by name; the rest are counted
+MAX_CELLS = 10_000  # a course notebook has about 15
 # A closing bracket that closes nothing: Python 3.11's tokenizer counts it
 # (the brackets open go below zero), 3.12's ignores it.
 _UNMATCHED_CLOSES = sys.version_info < (3, 12)
