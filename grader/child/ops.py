@@ -138,6 +138,19 @@ def _shares_memory(value, arg) -> bool:
         return False
 
 
+def _input_to_differentiate(x: torch.Tensor) -> torch.Tensor:
+    """``x`` as an input whose gradient is kept, in ``x``'s own layout: a
+    transposed, sliced or expanded view stays one (a clone would make it
+    contiguous), a view of a copy of the storage it reads."""
+    if x.is_contiguous():
+        return x.detach().clone().requires_grad_(True)
+    span = 1 + sum((size - 1) * stride for size, stride in zip(x.shape, x.stride()))
+    storage = torch.as_strided(x.detach(), (span,), (1,), x.storage_offset()).clone().requires_grad_(True)
+    view = storage.as_strided(x.shape, x.stride(), 0)
+    view.retain_grad()
+    return view
+
+
 def _run_module(namespace, request: dict) -> dict:
     # Seed the CPU generator only: torch.manual_seed also queues lazy seeding
     # for CUDA, XPU and MTIA, recording a stack trace each time (costly, and
@@ -185,7 +198,7 @@ def _run_module(namespace, request: dict) -> dict:
         if request["backward"] and i == 0:
             first = args[0]
             if first.is_floating_point():
-                args[0] = first = first.clone().requires_grad_(True)
+                args[0] = first = _input_to_differentiate(first)
             out = _forward_backward(run, args)
             input_grad = first.grad if first.requires_grad else None
         else:

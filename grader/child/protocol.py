@@ -8,7 +8,13 @@ is also several times faster than ``torch.save``/``torch.load`` for the small
 tensors the checks exchange.)
 
 In the header, a tensor is ``{"$t": [offset, nbytes, dtype, shape]}``, a dict
-is ``{"$d": {...}}`` (string keys only) and a list is a JSON list.
+is ``{"$d": {...}}`` (string keys only) and a list is a JSON list. A request
+may keep a tensor's memory layout (``layouts=True``: the grader's requests,
+whose inputs are transposed, sliced or expanded views as often as not, since
+a stub's domain allows them, ``grader/domain.py``): the tensor is then
+``{"$t": [offset, nbytes, dtype, shape, strides, storage_offset]}``, its
+bytes the span of storage it reads, and the reader makes the same view of
+them, after checking that every element it reads lies inside those bytes.
 
 Every string a reader gets, dict keys included, has its control characters
 made visible (``grader.text.visible``): this is where text a submission wrote
@@ -54,7 +60,25 @@ class Closed(Exception):
     """The other side closed its end (usually: the child died)."""
 
 
-def encode(obj) -> bytes:
+def _span(t: torch.Tensor) -> int | None:
+    """How many elements of storage the view ``t`` reads, from its storage
+    offset on; None where it is not worth keeping its layout (contiguous,
+    empty, or a small view of a large storage: copied as it is seen)."""
+    if t.is_contiguous() or t.numel() == 0 or t.layout is not torch.strided:
+        return None
+    span = 1 + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    return span if span <= 4 * t.numel() + 64 else None
+
+
+def _flat(t: torch.Tensor) -> torch.Tensor:
+    """``t``'s elements in order, one stride apart. (A tensor of one element
+    counts as contiguous whatever its stride: a slice of a slice still has one.)"""
+    flat = t.reshape(-1)
+    return flat if flat.stride(0) == 1 else flat.clone(memory_format=torch.contiguous_format)
+
+
+def encode(obj, layouts: bool = False) -> bytes:
+    """``obj`` as one message; ``layouts``: tensors keep their strides."""
     blobs: list[bytes] = []
     offset = 0
 
@@ -63,10 +87,17 @@ def encode(obj) -> bytes:
         if depth > MAX_DEPTH:
             raise ValueError("nested too deeply")
         if isinstance(o, torch.Tensor):
-            t = o.detach().cpu().contiguous()
+            t = o.detach().cpu()
             if str(t.dtype) not in DTYPES:
                 raise TypeError(f"cannot send a tensor of {t.dtype}")
-            raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # flat: a 0-dim tensor (a loss) has no bytes view
+            span = _span(t) if layouts else None
+            if span is not None:
+                storage = torch.as_strided(t, (span,), (1,), t.storage_offset())
+                raw = storage.contiguous().view(torch.uint8).numpy().tobytes()
+                blobs.append(raw)
+                start, offset = offset, offset + len(raw)
+                return {"$t": [start, len(raw), str(t.dtype), list(t.shape), list(t.stride()), 0]}
+            raw = _flat(t).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # flat: a 0-dim tensor (a loss) has no bytes view
             blobs.append(raw)
             start, offset = offset, offset + len(raw)
             return {"$t": [start, len(raw), str(t.dtype), list(t.shape)]}
@@ -117,17 +148,28 @@ def decode(data: bytes):
 
 def _tensor(spec, blob: memoryview) -> torch.Tensor:
     try:
-        start, nbytes, dtype_name, shape = spec
+        start, nbytes, dtype_name, shape = spec[:4]
+        strides, storage_offset = spec[4:] if len(spec) == 6 else (None, 0)
         dtype = DTYPES[dtype_name]
         valid = (
-            type(start) is int and type(nbytes) is int and 0 <= start and start + nbytes <= len(blob)
+            len(spec) in (4, 6)
+            and type(start) is int and type(nbytes) is int and 0 <= start and start + nbytes <= len(blob)
             and isinstance(shape, list) and len(shape) <= 16 and all(type(d) is int and d >= 0 for d in shape)
+            and (strides is None or (isinstance(strides, list) and len(strides) == len(shape) and all(type(s) is int and s >= 0 for s in strides)))
+            and type(storage_offset) is int and storage_offset >= 0
         )
     except (TypeError, ValueError, KeyError):
         valid = False
     if not valid:
         raise ProtocolError("unreadable message: a malformed tensor")
     itemsize = torch.empty((), dtype=dtype).element_size()
+    if strides is not None:
+        # A view: every element it reads must lie inside its bytes.
+        last = storage_offset + sum((d - 1) * s for d, s in zip(shape, strides))
+        if math.prod(shape) == 0 or nbytes % itemsize or (last + 1) * itemsize > nbytes:
+            raise ProtocolError("unreadable message: a view that reads outside its bytes")
+        raw = bytearray(blob[start : start + nbytes])
+        return torch.frombuffer(raw, dtype=dtype).as_strided(shape, strides, storage_offset)
     if math.prod(shape) * itemsize != nbytes:
         raise ProtocolError("unreadable message: a tensor whose size does not match its bytes")
     if nbytes == 0:
@@ -136,8 +178,8 @@ def _tensor(spec, blob: memoryview) -> torch.Tensor:
     return torch.frombuffer(raw, dtype=dtype).reshape(shape)
 
 
-def send(fd: int, obj) -> None:
-    data = encode(obj)
+def send(fd: int, obj, layouts: bool = False) -> None:
+    data = encode(obj, layouts)
     view = memoryview(data)
     while view:
         n = os.write(fd, view)

@@ -44,7 +44,9 @@ class ChildConnection:
         self.drain.start()
 
     def send(self, message: dict) -> None:
-        protocol.send(self.req_w, message)
+        # The checks' inputs reach the child in the layout they were drawn in
+        # (a transposed or expanded view is an input the stubs allow).
+        protocol.send(self.req_w, message, layouts=True)
 
     def receive_raw(self, deadline: float):
         """The child's next message, whatever it is."""

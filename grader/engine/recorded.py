@@ -27,11 +27,12 @@ def request_key(request: dict) -> str:
         # every reference request of every student: this loop is hot).
         if isinstance(obj, torch.Tensor):
             t = obj.detach()
-            if not t.is_contiguous():
-                t = t.contiguous()
             update(b"T%s%s" % (str(t.dtype).encode(), str(tuple(t.shape)).encode()))
             if t.numel():
-                update(memoryview(t.cpu().view(torch.uint8).numpy()))
+                flat = t.reshape(-1)  # the values in order, whatever the layout: a view asks what its copy asks
+                if flat.stride(0) != 1:
+                    flat = flat.clone(memory_format=torch.contiguous_format)
+                update(memoryview(flat.cpu().view(torch.uint8).numpy()))
         elif isinstance(obj, dict):
             update(b"D%d" % len(obj))
             for k in sorted(obj, key=str):
