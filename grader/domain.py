@@ -270,3 +270,70 @@ def expect_function(sub, ref, name: str, seed: int, n: int | None = None, diagno
             atol=atol,
             rtol=rtol,
         )
+
+
+def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int | None = None, default_init: list | None = None, exact_in_train: bool = False, standins: tuple = (), name: str | None = None, tuple_out: bool = False, **sizes) -> None:
+    """A check of the module ``cls`` over draws of its domain (``name``,
+    ``cls`` by default; ``sizes``: ``n_embd``, ``block_size``, ``vocab_size``
+    and any axis held fixed), built with ``init`` (a dropout > 0 among its
+    arguments) and loaded with ``state``, each draw run forward and then
+    backward:
+
+    - in eval mode, the output, the gradient of every parameter and of the
+      input must be the reference's;
+    - in train mode, backward must run (dropout done in place breaks it),
+      and every parameter the reference trains must get a finite gradient;
+      with ``exact_in_train`` (a module with no dropout of its own: GPT and
+      Block, built on the grader's stand-ins), the output and gradients must
+      be the reference's too, so that a dropout the contract does not have
+      shows;
+    - ``default_init``: built with it (no dropout argument: the default),
+      train mode must compute what eval mode does: a default dropout other
+      than the contract's 0 shows.
+    """
+    from grader.checking import expect, expect_close, expect_grads
+
+    fixed = {k: v for k, v in sizes.items() if k not in ("n_embd", "block_size", "vocab_size")}
+    shape = {k: v for k, v in sizes.items() if k in ("n_embd", "block_size", "vocab_size")}
+    title = f"{cls}({', '.join(map(repr, init))})"
+    for draw in draws(name or cls, seed, n, **shape, **fixed):
+        x = draw.args[0]
+        floating = x.is_floating_point()
+        cast = {k: v.to(draw.dtype) for k, v in state.items()} if floating else state
+        request = dict(init=init, state=cast, inputs=[x], train=draw.train, backward=True, standins=standins, tuple_out=tuple_out, dtype=draw.dtype if floating and draw.dtype != torch.float32 else None)
+        label = draw.label()
+        what = t(f"{title}，{label.zh}", f"{title} on {label.en}")
+        got, want = sub.module(cls, **request), ref.module(cls, **request)
+        out_got, out_want = (o[0] if isinstance(o, list) else o for o in (got.outs[0], want.outs[0]))
+        if draw.train and not exact_in_train:
+            expect(
+                tuple(out_got.shape) == tuple(out_want.shape) and out_got.dtype == out_want.dtype and bool(torch.isfinite(out_got).all()),
+                what,
+                f"shape {tuple(out_got.shape)}, {out_got.dtype}",
+                f"shape {tuple(out_want.shape)}, {out_want.dtype}",
+            )
+            for pname, w in want.grads.items():
+                g = got.grads.get(pname)
+                expect(
+                    w is None or (g is not None and bool(torch.isfinite(g).all())),
+                    what,
+                    t(f"{pname} 没有梯度", f"{pname} has no gradient").inline(),
+                    t(f"{pname} 有有限的梯度", f"{pname} has a finite gradient").inline(),
+                    t("训练模式下做 backward，这个参数没有拿到梯度：计算图在它之后被切断了（detach），或者前向没有用到它。", "Backward in train mode gives this parameter no gradient: the graph is cut after it (detach), or forward does not use it."),
+                )
+            continue
+        expect_close(out_got, out_want, what=what)
+        expect_grads(got, want, what=what)
+        if want.input_grad is not None:
+            expect(got.input_grad is not None, what, t("x 没有梯度", "x has no gradient").inline(), t("x 有梯度", "x has a gradient").inline(), t("输出不依赖输入 x：计算图在 x 之后被切断了（detach）。", "The output does not depend on the input x: the graph is cut after it (detach)."))
+            expect_close(got.input_grad, want.input_grad, what=t(what.zh + "（x 的梯度）", what.en + " (the gradient of x)"), atol=1e-4, rtol=1e-3)
+    if default_init is not None:
+        x = draws(name or cls, seed + 7, 1, **shape, **{**fixed, "layout": "contiguous", "dtype": DOMAINS[name or cls].dtypes[0]})[0].args[0]
+        request = dict(init=default_init, state=state, inputs=[x], train=True, standins=standins, tuple_out=tuple_out)
+        title = f"{cls}({', '.join(map(repr, default_init))})"
+        out_got, out_want = (o.outs[0][0] if isinstance(o.outs[0], list) else o.outs[0] for o in (sub.module(cls, **request), ref.module(cls, **request)))
+        expect_close(
+            out_got,
+            out_want,
+            what=t(f"{title}（dropout 用默认值），train 模式", f"{title} (dropout left at its default) in train mode"),
+        )

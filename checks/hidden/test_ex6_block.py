@@ -2,6 +2,7 @@
 import pytest
 import torch
 
+from grader.domain import expect_module
 from grader.checking import expect, expect_close, expect_grads, expect_parts, fmt, randn, t
 from grader.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
 
@@ -43,6 +44,7 @@ def test_attention_dropout_off_in_eval(sub, ref):
     want = ref.module("MultiHeadAttention", init=init, state=state, inputs=[x], standins=MHA_STANDINS)
     expect_parts(got, want, what)
     expect_close(got.outs[0], want.outs[0], what=what)
+    expect_module(sub, ref, "MultiHeadAttention", seed=84, init=init, state=state, default_init=init[:3], standins=MHA_STANDINS, n_embd=12, block_size=6)
 
 
 @pytest.mark.points(1)
@@ -57,6 +59,7 @@ def test_feed_forward_other_size_and_eval(sub, ref):
         ref.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
         what=t("FeedForward(5, dropout=0.5)，eval 模式", "FeedForward(5, dropout=0.5) in eval mode"),
     )
+    expect_module(sub, ref, "FeedForward", seed=86, init=init, state=state, default_init=[n], n_embd=n)
 
 
 @pytest.mark.points(1)
@@ -69,6 +72,9 @@ def test_block_gradients(sub, ref):
     want = ref.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, backward=True)
     expect_parts(got, want, what)
     expect_grads(got, want, what=what)
+    # Over the domain, in train mode too: built on the stand-ins, which drop
+    # nothing, a Block in train mode computes what it does in eval mode.
+    expect_module(sub, ref, "Block", seed=88, init=[*init, 0.25], state=state, exact_in_train=True, standins=BLOCK_STANDINS, n_embd=8, block_size=6)
 
 
 @pytest.mark.points(1)

@@ -2,6 +2,7 @@
 import pytest
 import torch
 
+from grader.domain import expect_module
 from grader.checking import expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
 
@@ -94,6 +95,11 @@ def test_gpt_gradients(sub, ref):
     got, want = forward(sub, state, [idx], backward=True), forward(ref, state, [idx], backward=True)
     expect_parts(got, want, what)
     expect_grads(got, want, what=what)
+    # Over the domain (T from 1 to block_size, every layout of idx), in
+    # train mode too: the contract gives GPT no dropout of its own (its
+    # Blocks get the rate), and the stand-in Blocks drop nothing, so train
+    # mode computes what eval mode does.
+    expect_module(sub, ref, "GPT", seed=134, init=[*INIT, 0.25], state=state, default_init=INIT, exact_in_train=True, standins=GPT_STANDINS, tuple_out=True, block_size=BLOCK, vocab_size=V)
 
 
 @pytest.mark.points(1)
