@@ -2,17 +2,21 @@
 
 A failed check explains itself in Chinese and English: what was tested, what
 came out, what was expected and what differs. A hint that names a mistake is
-shown only when the answer is what that mistake computes (a diagnosis).
+shown only when the answer is what that mistake computes, and what no other
+mistake the check lists computes (a diagnosis: ``one_diagnosis``). When the
+answer is wrong only because another function of the exercise is, the check
+says so instead (``caused_by``).
 """
 import hashlib
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
 
 from grader.text import Text, count, t
 
-__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "expect_tokens", "expect_draws", "FALSE_ALARM", "fmt", "randn", "randint", "pick"]
+__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "expect_tokens", "expect_draws", "caused_by", "FALSE_ALARM", "fmt", "randn", "randint", "pick"]
 
 
 class CheckFailed(AssertionError):
@@ -23,6 +27,7 @@ class CheckFailed(AssertionError):
         self.what, self.got, self.want, self.hint = what, got, want, hint
         self.diagnosed = diagnosed  # the hint names the mistake the answer matches
         self.difference = difference  # what differs, in general terms
+        self.causes_asked = False  # the ``caused_by`` blocks around the check were asked already
 
     @property
     def diagnosis(self) -> Text | None:
@@ -99,6 +104,80 @@ def expect(condition: bool, what: Text, got: str, want: str, hint: Text | None =
     condition alone identifies the mistake (an input changed in place)."""
     if not condition:
         raise CheckFailed(what, got, want, hint, diagnosed)
+
+
+# --- a failure that comes from another function ---------------------------------
+#
+# ex4's causal_weights is usually softmax(causal_mask(scores)), ex7's generate
+# asks forward for its logits: when causal_mask or forward is wrong, the check
+# of causal_weights or generate fails too, and a diagnosis of it would name a
+# mistake it does not make (generate "keeps only the last token" when forward
+# has no position embeddings). A check says so instead: ``caused_by``.
+
+_causes: list = []  # the finders of the ``caused_by`` blocks the running check is in, innermost last
+
+
+@contextmanager
+def caused_by(find):
+    """Inside this block, a check that fails first asks ``find()`` whether the
+    answer is wrong because another function (or method) of the same
+    exercise is: ``find`` returns the hint that says so (a ``Text``: which
+    function is wrong, fix it first) or None. When it names one, the failure
+    shows that hint, no diagnosis, and the check's diagnoses are not even
+    computed (``expect_close``, ``expect_draws``); any other ``CheckFailed``
+    raised in the block gets it too.
+
+    ``find`` is called only once the answer is wrong, at most once per
+    failure. It may ask ``sub`` (the submission answers in every edition:
+    ``grader.upstream`` holds the usual finders) but never ``ref``: the
+    student release replays only the reference answers that right answers
+    ask for (tests/test_checks_static.py). A submission fault while it asks
+    (the other function raises) names no cause."""
+    _causes.append(find)
+    try:
+        yield
+    except CheckFailed as failed:
+        if not failed.causes_asked:
+            failed.causes_asked = True
+            cause = _ask(find)
+            if cause is not None:
+                failed.hint, failed.diagnosed = cause, False
+        raise
+    finally:
+        _causes.pop()
+
+
+def _ask(find) -> Text | None:
+    try:
+        return find()
+    except SubmissionFault:
+        return None
+
+
+def _cause() -> Text | None:
+    """The hint of the innermost ``caused_by`` block around the running check whose finder names a cause."""
+    for find in reversed(_causes):
+        cause = _ask(find)
+        if cause is not None:
+            return cause
+    return None
+
+
+def _failed(what: Text, got: str, want: str, cause: Text | None, hint: Text | None, difference: Text) -> CheckFailed:
+    """The failure of an answer: the cause when ``caused_by`` named one, else the diagnosis (if any)."""
+    failed = CheckFailed(what, got, want, cause or hint, diagnosed=cause is None and hint is not None, difference=difference)
+    failed.causes_asked = True
+    return failed
+
+
+def one_diagnosis(matches) -> Text | None:
+    """The hint of the mistakes whose predictions the answer matches
+    (``matches``: their hints, in the check's order), when they all say the
+    same; None when none matches, or when two different hints do: the answer
+    is then what two mistakes compute, and naming one of them could name the
+    wrong one (the failure says in general terms what differs)."""
+    found = list(dict.fromkeys(matches))
+    return found[0] if len(found) == 1 else None
 
 
 def _where(index) -> str:
@@ -182,9 +261,11 @@ def expect_close(
     every diagnosis costs more than the check itself: right answers, most of
     a class's, need none); it must not ask ``sub`` or ``ref`` anything, since
     the student release records only the reference answers that right
-    answers ask for (tests/test_checks_static.py). A hint is shown only when ``got`` matches one
-    (shape, dtype and values); otherwise the failure says in general terms
-    what differs."""
+    answers ask for (tests/test_checks_static.py). A hint is shown only when
+    ``got`` matches one (shape, dtype and values) and matches no other with a
+    different hint (``one_diagnosis``); otherwise the failure says in general
+    terms what differs. Inside a ``caused_by`` block whose finder names
+    another function, that is said instead, and no diagnosis is computed."""
     same_shape = tuple(got.shape) == tuple(want.shape)
     if same_shape and (got.dtype == want.dtype or not check_dtype):
         got_as = got.to(want.dtype)
@@ -192,25 +273,26 @@ def expect_close(
         # same: torch.equal says so 20 times faster than allclose.
         if torch.equal(got_as, want) or torch.allclose(got_as, want, atol=atol, rtol=rtol, equal_nan=True):
             return
-    if callable(diagnoses):
-        diagnoses = diagnoses()
+    cause = _cause()
     hint = None
-    for alt, alt_hint in diagnoses:
-        if (
-            tuple(alt.shape) == tuple(got.shape)
+    if cause is None:
+        if callable(diagnoses):
+            diagnoses = diagnoses()
+        hint = one_diagnosis(
+            alt_hint
+            for alt, alt_hint in diagnoses
+            if tuple(alt.shape) == tuple(got.shape)
             and alt.dtype == got.dtype
             and torch.allclose(got, alt, atol=atol, rtol=rtol, equal_nan=True)
             and not (same_shape and alt.dtype == want.dtype and torch.allclose(alt, want, atol=atol, rtol=rtol, equal_nan=True))
-        ):
-            hint = alt_hint
-            break
+        )
     if not same_shape:
         got_s, want_s = f"shape {tuple(got.shape)}", f"shape {tuple(want.shape)}"
     elif check_dtype and got.dtype != want.dtype:
         got_s, want_s = f"dtype {got.dtype}", f"dtype {want.dtype}"
     else:
         got_s, want_s = fmt(got), fmt(want)
-    raise CheckFailed(what, got_s, want_s, hint, diagnosed=hint is not None, difference=describe_difference(got, want, atol, rtol))
+    raise _failed(what, got_s, want_s, cause, hint, describe_difference(got, want, atol, rtol))
 
 
 def expect_tokens(got: torch.Tensor, want: torch.Tensor, what: Text, diagnoses=()) -> None:
@@ -354,17 +436,18 @@ def expect_draws(tokens: torch.Tensor, probs: torch.Tensor, what: Text, diagnose
     (``draw_violations``: a right sampler fails with probability at most
     ``false_alarm``). ``diagnoses``, (probs, Text) pairs or a function that
     returns them: a hint is shown when the draws pass the same test against
-    that mistake's probabilities."""
+    that mistake's probabilities, and against no other mistake's with a
+    different hint (``one_diagnosis``); within a ``caused_by`` block whose
+    finder names another function, that is said instead."""
     bad = draw_violations(tokens, probs, false_alarm)
     if not bad:
         return
-    if callable(diagnoses):
-        diagnoses = diagnoses()
+    cause = _cause()
     hint = None
-    for alt, alt_hint in diagnoses:
-        if not draw_violations(tokens, alt, false_alarm, first_only=True):
-            hint = alt_hint
-            break
+    if cause is None:
+        if callable(diagnoses):
+            diagnoses = diagnoses()
+        hint = one_diagnosis(alt_hint for alt, alt_hint in diagnoses if not draw_violations(tokens, alt, false_alarm, first_only=True))
     first = bad[0]
     n, p, counts = first["n"], first["p"], first["counts"]
     step = f"第 {first['step'] + 1} 步，" if probs.shape[1] > 1 else ""
@@ -377,13 +460,13 @@ def expect_draws(tokens: torch.Tensor, probs: torch.Tensor, what: Text, diagnose
         f"{where.en}: token {v} was drawn {k} times ({k / n:.4f}); its probability is {float(p[v]):.4f}, so a right sampler draws it "
         f"{lo + 1} to {hi - 1} times (it falls outside with probability below one in a million); {count(len(bad), 'count')} {'falls' if len(bad) == 1 else 'fall'} outside",
     )
-    raise CheckFailed(
+    raise _failed(
         what,
         t(f"抽到的频率 {fmt(counts / n, max_cols=8)}", f"frequencies drawn {fmt(counts / n, max_cols=8)}").inline(),
         t(f"softmax 的概率 {fmt(p, max_cols=8)}", f"softmax probabilities {fmt(p, max_cols=8)}").inline(),
+        cause,
         hint,
-        diagnosed=hint is not None,
-        difference=difference,
+        difference,
     )
 
 
