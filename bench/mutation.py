@@ -199,7 +199,8 @@ def _change(original: str, mutated: str) -> tuple[int, str, str, str]:
         _, i1, i2, j1, j2 = opcodes[0]
         i2, j2 = max(i2, opcodes[-1][2]), max(j2, opcodes[-1][4])
         before, after = " / ".join(x for x in a[i1:i2] if x), " / ".join(x for x in b[j1:j2] if x)
-        line = i1 + 1
+        # The first line with code: an operator that removes a node takes the comments and blank lines before it along.
+        line = next((i for i in range(i1, i2) if a[i]), i1) + 1
     else:  # only a comment or white space changed
         line, before, after = 0, "", ""
     diff = "\n".join(
@@ -385,7 +386,8 @@ def table(outcomes: list[Outcome], made: dict) -> list[dict]:
     return rows
 
 
-def print_report(rows: list[dict], outcomes: list[Outcome], seconds: float, seed: int, out=sys.stdout) -> None:
+def print_report(rows: list[dict], outcomes: list[Outcome], seconds: float, seed: int, out=None) -> None:
+    out = out or sys.stdout
     columns = ("exercise", "mutants", "killed", "survived", "equivalent", "error", "unchanged", "not_compiling", "duplicates")
     widths = [max(len(c), *(len(str(r[c])) for r in rows)) if rows else len(c) for c in columns]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)), file=out)
@@ -406,10 +408,18 @@ def print_report(rows: list[dict], outcomes: list[Outcome], seconds: float, seed
             m = o.mutant
             print(f"  {m.file}:{m.line} [{m.where}] {m.operator}", file=out)
             if kind == "survived":
-                for line in m.diff.split("\n")[3:]:
+                for line in shown_diff(m):
                     print(f"      {line}", file=out)
             else:
                 print(f"      - {m.before}\n      + {m.after}\n      {o.reason.splitlines()[0] if o.reason else ''}", file=out)
+
+
+def shown_diff(mutant: Mutant) -> list[str]:
+    """The mutant's diff lines without the headers, and without lines that are only a comment or blank (an
+    operator that removes a node takes the comments before it along)."""
+    lines = [x for x in mutant.diff.split("\n") if not x.startswith(("---", "+++", "@@"))]
+    code = [x for x in lines if x[1:].strip() and not x[1:].strip().startswith("#")]
+    return code or lines
 
 
 def as_json(rows, outcomes, seconds, seed) -> dict:

@@ -1,9 +1,10 @@
 """Mutation operators for PyTorch code, as a cosmic-ray plugin.
 
 cosmic-ray finds operators through providers registered under the entry
-point group ``cosmic_ray.operator_providers`` (pyproject.toml registers this
-one as ``torch``): a provider iterates over its operators' names and returns
-an operator class by name, so ``cosmic_ray.plugins.get_operator("torch/SwapDim")``
+point group ``cosmic_ray.operator_providers`` (pyproject.toml registers
+``provider.OperatorProvider`` as ``torch``, as cosmic-ray registers its own
+``core``): a provider iterates over its operators' names and returns an
+operator class by name, so ``cosmic_ray.plugins.get_operator("torch/SwapDim")``
 gives ``operators.SwapDim``. Each operator is a ``cosmic_ray.operators.operator.Operator``
 on parso trees, with examples of what it does (``Operator.examples``).
 
@@ -19,14 +20,3 @@ dropout rate not passed on (``OmitDropoutArgument``), a result cut from the
 graph (``DetachResult``), a default or a flag changed (``ChangeDefault``), and
 ``@`` for ``*`` and back (``MatMulToMul``, ``MulToMatMul``).
 """
-from cosmic_ray_torch.operators import OPERATORS
-
-
-class OperatorProvider:
-    """cosmic-ray's view of this plugin: the names of its operators, and each operator class by name."""
-
-    def __iter__(self):
-        return iter(OPERATORS)
-
-    def __getitem__(self, name):
-        return OPERATORS[name]
