@@ -3,7 +3,8 @@ import pytest
 import torch
 
 from grader.domain import expect_function
-from grader.checking import expect, expect_close, pick, randn, t
+from grader.checking import caused_by, expect, expect_close, pick, randn, t
+from grader.upstream import drawn, matrix_behind_average
 
 
 @pytest.mark.points(1)
@@ -37,12 +38,13 @@ def test_average_past_ignores_the_future(sub, ref):
     y[:, 3:] = randn(2, 3, 4, seed=13) * 10
     a, b = sub.average_past(x), sub.average_past(y)
     future = ref.averaging_matrix(6).T
-    expect_close(
-        a,
-        ref.average_past(x),
-        what=t("average_past(x)，x 的形状为 (2, 6, 4)", "average_past(x) with x of shape (2, 6, 4)"),
-        diagnoses=lambda: [(future @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x."))],
-    )
+    with caused_by(lambda: matrix_behind_average(sub, [x])):
+        expect_close(
+            a,
+            ref.average_past(x),
+            what=t("average_past(x)，x 的形状为 (2, 6, 4)", "average_past(x) with x of shape (2, 6, 4)"),
+            diagnoses=lambda: [(future @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x."))],
+        )
     expect(
         tuple(a.shape) != (2, 6, 4) or tuple(b.shape) != (2, 6, 4) or torch.allclose(a[:, :3], b[:, :3], atol=1e-6),
         t("只改动位置 3..5 后，位置 0..2 的输出", "outputs at positions 0..2 after changing only positions 3..5"),
@@ -56,10 +58,12 @@ def test_average_past_ignores_the_future(sub, ref):
 @pytest.mark.points(1)
 def test_average_past_float64(sub, ref):
     """average_past：float64 进，float64 出 / average_past: float64 in, float64 out"""
-    expect_function(sub, ref, "average_past", seed=14, n=3, dtype=torch.float64)
+    with caused_by(lambda: matrix_behind_average(sub, drawn("average_past", 14, 3, dtype=torch.float64))):
+        expect_function(sub, ref, "average_past", seed=14, n=3, dtype=torch.float64)
 
 
 @pytest.mark.points(1)
 def test_average_past_other_sizes(sub, ref):
     """average_past：定义域里的大小和内存布局，T = 1 也在内 / average_past over the domain's sizes and memory layouts, T = 1 included"""
-    expect_function(sub, ref, "average_past", seed=15)
+    with caused_by(lambda: matrix_behind_average(sub, drawn("average_past", 15))):
+        expect_function(sub, ref, "average_past", seed=15)

@@ -3,7 +3,8 @@ import pytest
 import torch
 
 from grader.domain import expect_function
-from grader.checking import expect, expect_close, fmt, pick, randn, t
+from grader.checking import caused_by, expect, expect_close, fmt, pick, randn, t
+from grader.upstream import drawn, mask_behind_weights
 
 
 @pytest.mark.points(1)
@@ -26,7 +27,9 @@ def test_single_position(sub, ref):
             t("第一行全是 NaN：它的每个分数都被遮住了。位置 i 总能看见自己，对角线不能遮。", "The first row is all NaN: every score in it was masked. Position i always sees itself: never mask the diagonal."),
             diagnosed=True,
         )
-        expect_close(got, ref.causal_weights(scores), what=t(f"causal_weights，scores 形状 {shape}", f"causal_weights with scores of shape {shape}"))
+        # A first row of NaN says what it says whichever function masked; a wrong causal_mask underneath is what to fix otherwise.
+        with caused_by(lambda: mask_behind_weights(sub, [scores])):
+            expect_close(got, ref.causal_weights(scores), what=t(f"causal_weights，scores 形状 {shape}", f"causal_weights with scores of shape {shape}"))
 
 
 @pytest.mark.points(1)
@@ -70,14 +73,16 @@ def test_input_left_unchanged(sub, ref):
 @pytest.mark.points(1)
 def test_float64(sub, ref):
     """float64 进，float64 出 / float64 in, float64 out"""
-    expect_function(sub, ref, "causal_weights", seed=49, n=3, dtype=torch.float64)
+    with caused_by(lambda: mask_behind_weights(sub, drawn("causal_weights", 49, 3, dtype=torch.float64))):
+        expect_function(sub, ref, "causal_weights", seed=49, n=3, dtype=torch.float64)
     expect_function(sub, ref, "causal_mask", seed=56, n=2, dtype=torch.float64)
 
 
 @pytest.mark.points(1)
 def test_longer_sequence(sub, ref):
     """比 8 更长的序列，以及定义域里的其他大小和内存布局 / a sequence longer than 8, and the domain's other sizes and layouts"""
-    expect_function(sub, ref, "causal_weights", seed=51)
+    with caused_by(lambda: mask_behind_weights(sub, drawn("causal_weights", 51))):
+        expect_function(sub, ref, "causal_weights", seed=51)
 
 
 @pytest.mark.points(1)
@@ -88,12 +93,14 @@ def test_huge_future_scores(sub, ref):
     past[0, 2, 1] = past[0, 3, 3] = 0.0
     scores = past + torch.triu(torch.full((1, 4, 4), 1e4), diagonal=1)
     w = sub.causal_weights(scores)
-    expect(
-        tuple(w.shape) != (1, 4, 4) or (bool(torch.isfinite(w).all()) and bool((w[0].triu(1) == 0).all())),
-        t("过去的分数是整数（有的是 0），未来的分数是 10000 时的权重", "the weights when the past scores are whole numbers (some 0) and every future score is 10000"),
-        fmt(w),
-        t("未来位置权重为 0，没有 NaN", "zero weight on the future, no NaN").inline(),
-        t("未来得到了权重（或出现了 NaN）：分数 10000 要被替换成 -inf，而不是加上一个负数。", "The future got weight (or NaN came out): a score of 10000 must be replaced by -inf, not added to."),
-        diagnosed=True,
-    )
-    expect_close(w, ref.causal_weights(scores), what=t("过去的分数是整数（有的是 0），未来的分数是 10000 时的权重", "the weights when the past scores are whole numbers (some 0) and every future score is 10000"))
+    # A wrong causal_mask underneath (not a mask filled with a large negative number) is what to fix.
+    with caused_by(lambda: mask_behind_weights(sub, [scores])):
+        expect(
+            tuple(w.shape) != (1, 4, 4) or (bool(torch.isfinite(w).all()) and bool((w[0].triu(1) == 0).all())),
+            t("过去的分数是整数（有的是 0），未来的分数是 10000 时的权重", "the weights when the past scores are whole numbers (some 0) and every future score is 10000"),
+            fmt(w),
+            t("未来位置权重为 0，没有 NaN", "zero weight on the future, no NaN").inline(),
+            t("未来得到了权重（或出现了 NaN）：分数 10000 要被替换成 -inf，而不是加上一个负数。", "The future got weight (or NaN came out): a score of 10000 must be replaced by -inf, not added to."),
+            diagnosed=True,
+        )
+        expect_close(w, ref.causal_weights(scores), what=t("过去的分数是整数（有的是 0），未来的分数是 10000 时的权重", "the weights when the past scores are whole numbers (some 0) and every future score is 10000"))

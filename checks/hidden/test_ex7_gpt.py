@@ -3,8 +3,9 @@ import pytest
 import torch
 
 from grader.domain import expect_module
-from grader.checking import expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
+from grader.checking import caused_by, expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
+from grader.upstream import forward_behind_generate, generated_windows
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 9, 10, 2, 3, 6
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -131,7 +132,10 @@ def test_generate_crops_a_long_idx(sub, ref):
     state = successor_state(V, N_EMBD, N_LAYER, BLOCK, successor, seed=139)
     idx = randint(V, 2, T, seed=140)
     what = t(f"generate(idx, {new})，idx 形状 (2, {T})，比 block_size = {BLOCK} 长", f"generate(idx, {new}), idx of shape (2, {T}), longer than block_size = {BLOCK}")
-    expect_tokens(generate(sub, state, idx, new), generate(ref, state, idx, new), what=what, diagnoses=lambda: crop_diagnoses(state, idx, new))
+    want = generate(ref, state, idx, new)
+    # A wrong forward makes generate write other text: then forward is what to fix, and no mistake of generate's is named.
+    with caused_by(lambda: forward_behind_generate(sub, INIT, state, generated_windows(want, T, BLOCK))):
+        expect_tokens(generate(sub, state, idx, new), want, what=what, diagnoses=lambda: crop_diagnoses(state, idx, new))
     # The next token follows the first token the model is given: a window one
     # token short, the last token alone or the first block_size tokens all
     # write other text than the last block_size tokens.
@@ -140,7 +144,9 @@ def test_generate_crops_a_long_idx(sub, ref):
         f"generate(idx, {new})，idx 形状 (2, {T})，比 block_size = {BLOCK} 长；模型写的下一个字只取决于交给它的第一个字",
         f"generate(idx, {new}), idx of shape (2, {T}), longer than block_size = {BLOCK}, with a model whose next token follows the first token it is given",
     )
-    expect_tokens(generate(sub, window, long_idx, new), generate(ref, window, long_idx, new), what=what, diagnoses=lambda: crop_diagnoses(window, long_idx, new))
+    want = generate(ref, window, long_idx, new)
+    with caused_by(lambda: forward_behind_generate(sub, INIT, window, generated_windows(want, T, BLOCK))):
+        expect_tokens(generate(sub, window, long_idx, new), want, what=what, diagnoses=lambda: crop_diagnoses(window, long_idx, new))
 
 
 @pytest.mark.points(1)
@@ -166,4 +172,5 @@ def test_generate_samples_with_multinomial(sub, ref):
         f"generate(idx, {new})，idx 形状 ({2 * rows_each}, {BLOCK})：两种上文各 {rows_each} 行；一个 {GPT_NAME}，字 t 后面每个字的概率已知（按 0.6 的幂，最大的 0.40），数每一步每个新字被抽到几次",
         f"generate(idx, {new}), idx of shape ({2 * rows_each}, {BLOCK}): two contexts, {rows_each} rows each, with a {GPT_NAME} whose probabilities of each next token after t are known (powers of 0.6, the largest 0.40); counting how often each new token is drawn at each step",
     )
-    expect_sampling(sub, INIT, state, idx, new, draw_seed, what)
+    with caused_by(lambda: forward_behind_generate(sub, INIT, state, [idx[:, -BLOCK:]])):
+        expect_sampling(sub, INIT, state, idx, new, draw_seed, what)

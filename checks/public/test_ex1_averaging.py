@@ -2,7 +2,8 @@
 import pytest
 import torch
 
-from grader.checking import SubmissionFault, expect, expect_close, fmt, pick, randn, t
+from grader.checking import SubmissionFault, caused_by, expect, expect_close, fmt, pick, randn, t
+from grader.upstream import matrix_behind_average
 
 
 def matrix_diagnoses(want: torch.Tensor) -> list:
@@ -57,15 +58,17 @@ def test_average_past_random(sub, ref):
     """对随机输入求前文平均 / averaging the past of a random batch"""
     x = randn(2, 5, 3, seed=11)  # B, T, C all differ
     future = ref.averaging_matrix(5).T @ x  # asked here, not in a diagnosis (see checking.expect_close)
-    expect_close(
-        sub.average_past(x),
-        ref.average_past(x),
-        what=t("average_past(x)，x 的形状为 (2, 5, 3)", "average_past(x) with x of shape (2, 5, 3)"),
-        diagnoses=lambda: [
-            (x.mean(1, keepdim=True).expand_as(x), t("你对所有位置取了平均，包括未来的位置。", "You averaged over all positions, the future included.")),
-            (future, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x.")),
-        ],
-    )
+    # A wrong averaging_matrix that average_past multiplies by: that is what to fix, and no mistake of average_past's is named.
+    with caused_by(lambda: matrix_behind_average(sub, [x])):
+        expect_close(
+            sub.average_past(x),
+            ref.average_past(x),
+            what=t("average_past(x)，x 的形状为 (2, 5, 3)", "average_past(x) with x of shape (2, 5, 3)"),
+            diagnoses=lambda: [
+                (x.mean(1, keepdim=True).expand_as(x), t("你对所有位置取了平均，包括未来的位置。", "You averaged over all positions, the future included.")),
+                (future, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x.")),
+            ],
+        )
 
 
 @pytest.mark.points(1)
@@ -86,10 +89,11 @@ def test_average_past_keeps_the_dtype(sub, ref):
         raise
     # Values to float32's precision: a float32 matrix brought to float64 and an
     # exact float64 one are both right; what is checked is the dtype.
-    expect_close(
-        got,
-        ref.average_past(x),
-        what=t("float64 的 x (2, 4, 3)：结果也是 float64", "float64 x of shape (2, 4, 3): the result is float64 too"),
-        atol=1e-6,
-        rtol=1e-6,
-    )
+    with caused_by(lambda: matrix_behind_average(sub, [x])):
+        expect_close(
+            got,
+            ref.average_past(x),
+            what=t("float64 的 x (2, 4, 3)：结果也是 float64", "float64 x of shape (2, 4, 3): the result is float64 too"),
+            atol=1e-6,
+            rtol=1e-6,
+        )

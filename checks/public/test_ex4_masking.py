@@ -3,7 +3,8 @@ import pytest
 import torch
 
 from grader.domain import expect_function
-from grader.checking import expect, expect_close, fmt, pick, randn, t
+from grader.checking import caused_by, expect, expect_close, fmt, pick, randn, t
+from grader.upstream import drawn, mask_behind_weights
 
 FILLED_WITH_ZERO = t("你把未来位置填成了 0：0 经过 softmax 仍有权重，要填 -inf。", "You filled the future with 0: a 0 still gets weight after softmax; fill it with -inf.")
 TRIL_TRIU = t("你遮住了对角线以下（过去）而不是以上（未来）：tril 与 triu 弄反了。", "You masked below the diagonal (the past) instead of above it (the future): tril and triu are swapped.")
@@ -48,7 +49,9 @@ def test_weights_rows_and_future(sub, ref):
     scores = randn(2, 5, 5, seed=41)
     w = sub.causal_weights(scores)
     want = ref.causal_weights(scores)
-    expect_close(w, want, what=t("causal_weights(scores)，scores 形状 (2, 5, 5)", "causal_weights(scores) with scores of shape (2, 5, 5)"), diagnoses=lambda: weight_diagnoses(scores, want))
+    # A wrong causal_mask that causal_weights takes the softmax of: that is what to fix, and no mistake of causal_weights' is named.
+    with caused_by(lambda: mask_behind_weights(sub, [scores])):
+        expect_close(w, want, what=t("causal_weights(scores)，scores 形状 (2, 5, 5)", "causal_weights(scores) with scores of shape (2, 5, 5)"), diagnoses=lambda: weight_diagnoses(scores, want))
     # (Equal to the reference within tolerance; these hold exactly for the right answer.)
     expect(
         bool((w[:, future(5)] == 0).all()),
@@ -63,7 +66,8 @@ def test_weights_rows_and_future(sub, ref):
 @pytest.mark.points(1)
 def test_weights_any_batch_dims(sub, ref):
     """没有或有几个批维度，各种内存布局 / no batch dim or several, in any memory layout"""
-    expect_function(sub, ref, "causal_weights", seed=43, diagnoses=lambda draw, want: weight_diagnoses(draw.args[0], want))
+    with caused_by(lambda: mask_behind_weights(sub, drawn("causal_weights", 43))):
+        expect_function(sub, ref, "causal_weights", seed=43, diagnoses=lambda draw, want: weight_diagnoses(draw.args[0], want))
 
 
 @pytest.mark.points(1)
@@ -108,4 +112,5 @@ def test_weights_leave_the_scores_alone(sub, ref):
             t("返回的权重就是传进来的张量（或共用内存的视图）：权重要放在一个新张量里。", "The weights returned are the tensor passed in (or a view sharing its memory): the weights belong in a new tensor."),
             diagnosed=True,
         )
-        expect_close(got, ref.causal_weights(scores), what=t(f"causal_weights(scores)，scores 形状 {shape}", f"causal_weights(scores) with scores of shape {shape}"))
+        with caused_by(lambda: mask_behind_weights(sub, [scores])):
+            expect_close(got, ref.causal_weights(scores), what=t(f"causal_weights(scores)，scores 形状 {shape}", f"causal_weights(scores) with scores of shape {shape}"))

@@ -21,8 +21,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.checking import expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
+from grader.checking import caused_by, expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, bias_only_state, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
+from grader.upstream import forward_behind_generate, generated_windows
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 11, 12, 3, 2, 8
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -115,7 +116,9 @@ def test_worked_example_counting(sub, ref):
     )
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, 6]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, 6]], standins=GPT_STANDINS, method="generate").outs[0]
-    expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, 6))
+    # A wrong forward makes generate write other text: then forward is what to fix, and no mistake of generate's is named.
+    with caused_by(lambda: forward_behind_generate(sub, INIT, state, generated_windows(want, idx.shape[1], BLOCK))):
+        expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, 6))
 
 
 @pytest.mark.points(1)
@@ -131,7 +134,8 @@ def test_generate_continues_from_the_last_position(sub, ref):
     )
     got = sub.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=state, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
-    expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, new))
+    with caused_by(lambda: forward_behind_generate(sub, INIT, state, generated_windows(want, T, BLOCK))):
+        expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(state, idx, new))
     # A model whose next token depends on the first token it is given: how
     # much of idx generate keeps (the last block_size tokens) shows in its text.
     window = window_state(V, N_EMBD, N_LAYER, BLOCK, successor)
@@ -142,7 +146,8 @@ def test_generate_continues_from_the_last_position(sub, ref):
     )
     got = sub.module("GPT", init=INIT, state=window, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
     want = ref.module("GPT", init=INIT, state=window, inputs=[[idx, new]], standins=GPT_STANDINS, method="generate").outs[0]
-    expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(window, idx, new))
+    with caused_by(lambda: forward_behind_generate(sub, INIT, window, generated_windows(want, T, BLOCK))):
+        expect_tokens(got, want, what=what, diagnoses=lambda: generate_diagnoses(window, idx, new))
 
 
 @pytest.mark.points(1)
@@ -169,4 +174,5 @@ def test_generate_draws_from_the_softmax(sub, ref):
         f"generate(idx, {new})，idx 形状 ({2 * rows_each}, {T})：两种上文各 {rows_each} 行；一个 {GPT_NAME}，字 t 后面每个字的概率已知（按 0.6 的幂，最大的 0.40），数每个新字被抽到几次",
         f"generate(idx, {new}), idx of shape ({2 * rows_each}, {T}): two contexts, {rows_each} rows each, with a {GPT_NAME} whose probabilities of each next token after t are known (powers of 0.6, the largest 0.40); counting how often each new token is drawn",
     )
-    expect_sampling(sub, INIT, state, idx, new, draw_seed, what)
+    with caused_by(lambda: forward_behind_generate(sub, INIT, state, [idx[:, -BLOCK:]])):
+        expect_sampling(sub, INIT, state, idx, new, draw_seed, what)
