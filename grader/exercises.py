@@ -47,7 +47,7 @@ class Exercise:
 
 EXERCISES = (
     Exercise("ex0_weighted_sum", "加权求和", "weighted sum", public=6, hidden=4, defines=("weighted_sum",)),
-    Exercise("ex1_averaging", "平均矩阵", "averaging matrix", public=5, hidden=5, defines=("averaging_matrix", "average_past")),
+    Exercise("ex1_averaging", "平均矩阵", "averaging matrix", public=6, hidden=4, defines=("averaging_matrix", "average_past")),
     Exercise("ex2_scores", "点积分数", "dot-product scores", public=5, hidden=5, defines=("attention_scores",)),
     Exercise("ex3_scaling", "缩放", "scaling", public=5, hidden=5, defines=("scale_scores",)),
     Exercise("ex4_masking", "因果掩码", "causal masking", public=6, hidden=6, defines=("causal_mask", "causal_weights")),

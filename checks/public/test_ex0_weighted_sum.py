@@ -4,6 +4,7 @@ import torch
 
 from grader.domain import expect_function
 from grader.checking import expect_close, pick, randn, t
+from grader.worked_examples import expect_example
 
 VALUES = torch.tensor([[1.0, 0.0], [0.0, 2.0], [2.0, 2.0]])
 
@@ -41,20 +42,24 @@ UNWEIGHTED = t("你把各行直接相加了，没有乘权重。", "You added th
 IGNORES_SCORES = t("你对各行取了平均，没有用到分数。", "You averaged the rows: the scores are not used.")
 
 
+EXAMPLE = """
+>>> scores = torch.tensor([2.0, 1.0, 0.0])
+>>> values = torch.tensor([[1.0, 0.0], [0.0, 2.0], [2.0, 2.0]])
+>>> weighted_sum(scores, values).round(decimals=3)
+tensor([0.8450, 0.6700])
+>>> weighted_sum(torch.zeros(3), values).round(decimals=3)
+tensor([1.0000, 1.3330])
+"""
+
+
 @pytest.mark.points(1)
 def test_worked_example(sub, ref):
-    """课文里的例子 / the worked example"""
+    """文档里的例子：权重约 [0.665, 0.245, 0.090]；分数全为 0 时是平均 / the docstring's example: weights about [0.665, 0.245, 0.090]; all-zero scores average"""
     scores = torch.tensor([2.0, 1.0, 0.0])
-    expect_close(
-        sub.weighted_sum(scores, VALUES),
-        ref.weighted_sum(scores, VALUES),
-        what=t(
-            "weighted_sum([2, 1, 0], [[1, 0], [0, 2], [2, 2]])：权重约 [0.665, 0.245, 0.090]",
-            "weighted_sum([2, 1, 0], [[1, 0], [0, 2], [2, 2]]): weights about [0.665, 0.245, 0.090]",
-        ),
-        atol=1e-4,
-        diagnoses=lambda: [(no_softmax(scores, VALUES), NO_SOFTMAX), (VALUES.sum(0), UNWEIGHTED), (VALUES.mean(0), IGNORES_SCORES)],
-    )
+    expect_example(sub, ref, EXAMPLE, diagnoses={
+        0: lambda: [(no_softmax(scores, VALUES).round(decimals=3), NO_SOFTMAX), (VALUES.sum(0).round(decimals=3), UNWEIGHTED), (VALUES.mean(0).round(decimals=3), IGNORES_SCORES)],
+        1: lambda: [(VALUES.sum(0).round(decimals=3), UNWEIGHTED)],
+    })
 
 
 @pytest.mark.points(1)

@@ -4,6 +4,7 @@ import torch
 
 from grader.checking import SubmissionFault, caused_by, expect, expect_close, fmt, pick, randn, t
 from grader.upstream import matrix_behind_average
+from grader.worked_examples import expect_example
 
 
 def matrix_diagnoses(want: torch.Tensor) -> list:
@@ -18,7 +19,7 @@ def matrix_diagnoses(want: torch.Tensor) -> list:
     ]
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_matrix_values(sub, ref):
     """averaging_matrix(T) 的数值 / the values of averaging_matrix(T)"""
     # A teacher's grading never asks for a T this file asks for in the student's own run (4, 7).
@@ -97,3 +98,28 @@ def test_average_past_keeps_the_dtype(sub, ref):
             atol=1e-6,
             rtol=1e-6,
         )
+
+
+MATRIX_EXAMPLE = """
+>>> averaging_matrix(3)
+tensor([[1.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.3333, 0.3333, 0.3333]])
+"""
+AVERAGE_EXAMPLE = """
+>>> x = torch.tensor([[[2.0], [4.0], [9.0]]])  # B=1, T=3, C=1
+>>> average_past(x).flatten()
+tensor([2., 3., 5.])
+"""
+
+
+@pytest.mark.points(1)
+def test_docstring_example_averaging_matrix(sub, ref):
+    """文档里的例子：averaging_matrix(3) / the docstring's example: averaging_matrix(3)"""
+    expect_example(sub, ref, MATRIX_EXAMPLE, check_dtype=False)  # any float dtype will do, as the docstring says
+
+
+@pytest.mark.points(1)
+def test_docstring_example_average_past(sub, ref):
+    """文档里的例子：[2, 4, 9] 的前缀平均是 [2, 3, 5] / the docstring's example: the running means of [2, 4, 9] are [2, 3, 5]"""
+    expect_example(sub, ref, AVERAGE_EXAMPLE)

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from grader.checking import expect_close, pick, randn, t
+from grader.worked_examples import expect_example
 
 
 def diagnoses(q, k, want):
@@ -13,18 +14,22 @@ def diagnoses(q, k, want):
     ]
 
 
+EXAMPLE = """
+>>> q = torch.tensor([[[1.0, 0.0], [1.0, 1.0]]])  # B=1, T=2, hs=2
+>>> k = torch.tensor([[[3.0, 1.0], [0.0, 2.0]]])
+>>> attention_scores(q, k)
+tensor([[[3., 0.],
+         [4., 2.]]])
+"""
+
+
 @pytest.mark.points(1)
 def test_small_example(sub, ref):
-    """手算的小例子 / a small example you can do by hand"""
+    """文档里手算的小例子 / the docstring's small example you can do by hand"""
     q = torch.tensor([[[1.0, 0.0], [1.0, 1.0]]])
     k = torch.tensor([[[3.0, 1.0], [0.0, 2.0]]])
     want = ref.attention_scores(q, k)
-    expect_close(
-        sub.attention_scores(q, k),
-        want,
-        what=t("q = [[1, 0], [1, 1]]，k = [[3, 1], [0, 2]]", "q = [[1, 0], [1, 1]], k = [[3, 1], [0, 2]]"),
-        diagnoses=lambda: diagnoses(q, k, want),
-    )
+    expect_example(sub, ref, EXAMPLE, diagnoses={0: lambda: diagnoses(q, k, want)})
 
 
 @pytest.mark.points(3)

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from grader.checking import expect, expect_close, fmt, pick, randn, t
+from grader.worked_examples import expect_example
 
 
 def diagnoses(scores, head_size):
@@ -13,16 +14,17 @@ def diagnoses(scores, head_size):
     ]
 
 
+EXAMPLE = """
+>>> scale_scores(torch.tensor([[8.0, -4.0]]), head_size=16)
+tensor([[ 2., -1.]])
+"""
+
+
 @pytest.mark.points(1)
 def test_example(sub, ref):
-    """head_size = 16 的例子 / an example with head_size = 16"""
+    """文档里 head_size = 16 的例子：除以 √16 = 4 / the docstring's example with head_size = 16: divide by √16 = 4"""
     scores = torch.tensor([[8.0, -4.0]])
-    expect_close(
-        sub.scale_scores(scores, 16),
-        ref.scale_scores(scores, 16),
-        what=t("scale_scores([[8, -4]], head_size=16)：除以 √16 = 4", "scale_scores([[8, -4]], head_size=16): divide by √16 = 4"),
-        diagnoses=lambda: diagnoses(scores, 16)[:2],
-    )
+    expect_example(sub, ref, EXAMPLE, diagnoses={0: lambda: diagnoses(scores, 16)[:2]})
 
 
 @pytest.mark.points(2)

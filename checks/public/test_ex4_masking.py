@@ -5,6 +5,7 @@ import torch
 from grader.domain import expect_function
 from grader.checking import caused_by, expect, expect_close, fmt, pick, randn, t
 from grader.upstream import drawn, mask_behind_weights
+from grader.worked_examples import expect_example
 
 FILLED_WITH_ZERO = t("你把未来位置填成了 0：0 经过 softmax 仍有权重，要填 -inf。", "You filled the future with 0: a 0 still gets weight after softmax; fill it with -inf.")
 TRIL_TRIU = t("你遮住了对角线以下（过去）而不是以上（未来）：tril 与 triu 弄反了。", "You masked below the diagonal (the past) instead of above it (the future): tril and triu are swapped.")
@@ -12,6 +13,11 @@ TRIL_TRIU = t("你遮住了对角线以下（过去）而不是以上（未来�
 
 def future(T: int) -> torch.Tensor:
     return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+
+
+def ref_weights_of_zeros() -> torch.Tensor:
+    """What causal_weights(torch.zeros(3, 3)) is: the running averaging matrix."""
+    return torch.tril(torch.ones(3, 3)) / torch.arange(1, 4).unsqueeze(-1)
 
 
 def weight_diagnoses(scores, want):
@@ -26,24 +32,40 @@ def weight_diagnoses(scores, want):
     ]
 
 
+MASK_EXAMPLE = """
+>>> causal_mask(torch.ones(3, 3))
+tensor([[1., -inf, -inf],
+        [1., 1., -inf],
+        [1., 1., 1.]])
+"""
+WEIGHTS_EXAMPLE = """
+>>> causal_weights(torch.zeros(3, 3))
+tensor([[1.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.3333, 0.3333, 0.3333]])
+"""
+
+
 @pytest.mark.points(1)
 def test_mask_of_ones(sub, ref):
-    """causal_mask(全 1 的 3×3) / causal_mask of a 3×3 of ones"""
+    """文档里的例子：causal_mask(全 1 的 3×3) / the docstring's example: causal_mask of a 3×3 of ones"""
     scores = torch.ones(3, 3)
     want = ref.causal_mask(scores)
-    expect_close(
-        sub.causal_mask(scores),
-        want,
-        what=t("causal_mask(torch.ones(3, 3))", "causal_mask(torch.ones(3, 3))"),
-        diagnoses=lambda: [
-            (torch.tril(scores), FILLED_WITH_ZERO),
-            (want.transpose(-2, -1), TRIL_TRIU),
-            (scores.masked_fill(future(3), -1e9), t("你用了 -1e9 之类的大负数；约定是 float('-inf')。", "You used a large negative number such as -1e9; the convention here is float('-inf').")),
-        ],
-    )
+    expect_example(sub, ref, MASK_EXAMPLE, diagnoses={0: lambda: [
+        (torch.tril(scores), FILLED_WITH_ZERO),
+        (want.transpose(-2, -1), TRIL_TRIU),
+        (scores.masked_fill(future(3), -1e9), t("你用了 -1e9 之类的大负数；约定是 float('-inf')。", "You used a large negative number such as -1e9; the convention here is float('-inf').")),
+    ]})
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
+def test_docstring_example_causal_weights(sub, ref):
+    """文档里的例子：分数全为 0 时，每行平均分给过去 / the docstring's example: all-zero scores share each row evenly over the past"""
+    # All scores equal: where the future is is known from the positions alone, never from the values.
+    expect_example(sub, ref, WEIGHTS_EXAMPLE, diagnoses={0: lambda: weight_diagnoses(torch.zeros(3, 3), ref_weights_of_zeros())})
+
+
+@pytest.mark.points(1)
 def test_weights_rows_and_future(sub, ref):
     """权重每行和为 1，未来位置恰好为 0 / weights: rows sum to 1, exactly zero on the future"""
     scores = randn(2, 5, 5, seed=41)

@@ -9,6 +9,7 @@ import torch
 
 from grader.checking import expect, expect_close, expect_grads, pick, randn, t
 from grader.contract import head_state as _head_state
+from grader.worked_examples import expect_example
 
 N_EMBD, HS, BLOCK = 12, 4, 10
 INIT = [N_EMBD, HS, BLOCK]
@@ -23,7 +24,7 @@ def scaled_query(state, factor):
     return dict(state, **{"query.weight": state["query.weight"] * factor})
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_output_matches(sub, ref):
     """输出与参考一致 / the output matches the reference"""
     B, T = pick(52, (2, 5), (3, 7), (4, 9), (5, 6))  # other sizes at the teacher's grading: none can be hard-coded
@@ -106,3 +107,16 @@ def test_keeps_the_dtype(sub, ref):
         ref.module("Head", init=INIT, state=state, inputs=[x], dtype=torch.float64).outs[0],
         what=t(f"Head({N_EMBD}, {HS}, {BLOCK}).double()，float64 的 x (2, 6, {N_EMBD})：输出也是 float64", f"Head({N_EMBD}, {HS}, {BLOCK}).double() on a float64 x of shape (2, 6, {N_EMBD}): the output is float64 too"),
     )
+
+
+EXAMPLE = """
+>>> head = Head(n_embd=4, head_size=2, block_size=8)
+>>> head(torch.randn(3, 5, 4)).shape
+torch.Size([3, 5, 2])
+"""
+
+
+@pytest.mark.points(1)
+def test_docstring_example(sub, ref):
+    """文档里的例子：Head(n_embd=4, head_size=2, block_size=8) 的输出形状 / the docstring's example: the output shape of Head(n_embd=4, head_size=2, block_size=8)"""
+    expect_example(sub, ref, EXAMPLE)

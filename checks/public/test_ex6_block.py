@@ -14,6 +14,7 @@ import torch
 
 from grader.checking import expect_close, expect_parts, pick, randn, t
 from grader.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
+from grader.worked_examples import expect_example
 
 N_EMBD, N_HEAD, BLOCK = 12, 3, 8
 INIT = [N_EMBD, N_HEAD, BLOCK]  # MultiHeadAttention(n_embd, n_head, block_size), Block(n_embd, n_head, block_size)
@@ -26,7 +27,7 @@ def block_diagnoses(state, x):
     ]
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_feed_forward(sub, ref):
     """FeedForward 的输出 / the output of FeedForward"""
     init, state, x = [N_EMBD], ffwd_state(N_EMBD, seed=71), randn(2, 5, N_EMBD, seed=72)
@@ -37,7 +38,7 @@ def test_feed_forward(sub, ref):
     )
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_multi_head_attention(sub, ref):
     """多头注意力：拼接各头，再投影 / multi-head attention: concatenate the heads, then project"""
     # Another number of heads and other sizes at the teacher's grading: none can be hard-coded.
@@ -54,7 +55,7 @@ def test_multi_head_attention(sub, ref):
     expect_close(got.outs[0], want.outs[0], what=what)
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_block_pre_norm_residuals(sub, ref):
     """GPT 块：前置层归一化与残差 / the GPT block: pre-norm and residuals"""
     state, x = block_state(N_EMBD, seed=75), randn(2, 5, N_EMBD, seed=76)
@@ -97,3 +98,36 @@ def test_keeps_the_dtype(sub, ref):
             ref.module(cls, init=init, state=state, inputs=[x], dtype=torch.float64, **extra).outs[0],
             what=what,
         )
+
+
+MHA_EXAMPLE = """
+>>> mha = MultiHeadAttention(n_embd=8, n_head=2, block_size=4)
+>>> mha(torch.randn(1, 3, 8)).shape
+torch.Size([1, 3, 8])
+"""
+FFWD_EXAMPLE = """
+>>> FeedForward(n_embd=8)(torch.randn(2, 3, 8)).shape
+torch.Size([2, 3, 8])
+"""
+BLOCK_EXAMPLE = """
+>>> Block(n_embd=8, n_head=2, block_size=4)(torch.randn(2, 3, 8)).shape
+torch.Size([2, 3, 8])
+"""
+
+
+@pytest.mark.points(1)
+def test_docstring_example_multi_head_attention(sub, ref):
+    """文档里的例子：MultiHeadAttention 的输出形状 / the docstring's example: MultiHeadAttention's output shape"""
+    expect_example(sub, ref, MHA_EXAMPLE)
+
+
+@pytest.mark.points(1)
+def test_docstring_example_feed_forward(sub, ref):
+    """文档里的例子：FeedForward 的输出形状 / the docstring's example: FeedForward's output shape"""
+    expect_example(sub, ref, FFWD_EXAMPLE)
+
+
+@pytest.mark.points(1)
+def test_docstring_example_block(sub, ref):
+    """文档里的例子：Block 的输出形状 / the docstring's example: Block's output shape"""
+    expect_example(sub, ref, BLOCK_EXAMPLE)

@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from grader.checking import caused_by, expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, bias_only_state, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
 from grader.upstream import forward_behind_generate, generated_windows
+from grader.worked_examples import expect_example
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 11, 12, 3, 2, 8
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -53,7 +54,7 @@ def generate_diagnoses(state, idx, max_new_tokens):
     ]
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_logits(sub, ref):
     """logits：每个位置对下一个字的打分 / the logits: each position's scores for the next token"""
     T = pick(101, 5, 3, 4, 6, 7)
@@ -176,3 +177,19 @@ def test_generate_draws_from_the_softmax(sub, ref):
     )
     with caused_by(lambda: forward_behind_generate(sub, INIT, state, [idx[:, -BLOCK:]])):
         expect_sampling(sub, INIT, state, idx, new, draw_seed, what)
+
+
+EXAMPLE = """
+>>> model = GPT(vocab_size=10, n_embd=8, n_head=2, n_layer=2, block_size=4)
+>>> logits, loss = model(torch.zeros(1, 3, dtype=torch.long))
+>>> logits.shape, loss
+(torch.Size([1, 3, 10]), None)
+>>> model.generate(torch.zeros(1, 3, dtype=torch.long), max_new_tokens=5).shape
+torch.Size([1, 8])
+"""
+
+
+@pytest.mark.points(1)
+def test_docstring_example(sub, ref):
+    """文档里的例子：logits 的形状、没有 targets 时 loss 是 None、generate 的形状 / the docstring's example: the shape of the logits, loss None without targets, generate's shape"""
+    expect_example(sub, ref, EXAMPLE)

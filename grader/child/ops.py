@@ -1,6 +1,6 @@
-"""The two requests a check can make of an exercise module, executed the same
+"""The requests a check can make of an exercise module, executed the same
 way on the reference (in the grading process) and on a submission (in a child
-process).
+process): call a function, build and run a module, run a docstring's example.
 
 A request is a plain dict of tensors, numbers, strings and lists, so that it
 can cross the process boundary as JSON and raw tensor bytes (``protocol``),
@@ -59,6 +59,36 @@ def module(
         "method": method,
         "tuple_out": tuple_out,
     }
+
+
+def example(source: list) -> dict:
+    """Request: run a stub docstring's example as written (``source``: its
+    statements, each a string, the last an expression whose printed value the
+    docstring shows), in the module's own names with ``torch``, and return
+    that value. The text is the grader's, read from the stub by the check."""
+    return {"op": "example", "source": list(source)}
+
+
+# An example's value as it can cross the boundary: a shape is a list of ints.
+def _plain(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    if isinstance(value, (tuple, list)):  # torch.Size too
+        return [_plain(v) for v in value]
+    if value is None or type(value) in (bool, int, float):
+        return value
+    return {"bad_type": type(value).__name__}
+
+
+def _run_example(namespace, source: list) -> dict:
+    names = dict(vars(namespace))
+    names.setdefault("torch", torch)
+    # The examples' torch.randn: the same numbers on both sides.
+    torch.default_generator.manual_seed(0)
+    *statements, last = source
+    for statement in statements:
+        exec(compile(statement, "<docstring example>", "exec"), names)
+    return {"example": _plain(eval(compile(last, "<docstring example>", "eval"), names))}
 
 
 # What a request may call on a module: never a name a check did not mean.
@@ -124,6 +154,8 @@ def execute(namespace, request: dict) -> dict:
         return {"value": value, "args": request["args"], "shares": [_shares_memory(value, a) for a in request["args"]]}
     if request["op"] == "module":
         return _run_module(namespace, request)
+    if request["op"] == "example":
+        return _run_example(namespace, request["source"])
     raise ValueError(f"unknown op {request['op']!r}")
 
 

@@ -88,6 +88,8 @@ def validated(response: dict) -> dict:
         if type(value) in (int, float, bool):
             raise _bad_type(type(value).__name__)
         return {"value": _tensor(value), "args": args, "shares": shares}
+    if "example" in response:
+        return {"example": _example_value(response["example"])}
     if "missing" in response:
         if not isinstance(response.get("missing"), list) or not isinstance(response.get("mismatched"), dict):
             raise SubmissionFault(malformed())
@@ -105,6 +107,15 @@ def validated(response: dict) -> dict:
             "parts": _parts(response.get("parts")),
         }
     raise SubmissionFault(malformed())
+
+
+def _example_value(value, depth: int = 0):
+    """A docstring example's value: tensors, numbers, None and lists of them."""
+    if value is None or type(value) in (int, float, bool):
+        return value
+    if isinstance(value, list) and depth < 4 and len(value) <= 64:
+        return [_example_value(v, depth + 1) for v in value]
+    return _tensor(value)
 
 
 def _plain_value(v):

@@ -49,6 +49,10 @@ class Endpoint:
             raise SubmissionFault(malformed())
         return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"], response["parts"])
 
+    def example(self, source: list):
+        """The value of a docstring's example run in this side's module (``ops.example``)."""
+        return self.request(ops.example(source))["example"]
+
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)

@@ -1,0 +1,63 @@
+"""ex4 mistake: the future is found from the values (entries above the diagonal that are not 0), not from the positions: the docstring's own example, causal_weights(torch.zeros(3, 3)), masks nothing.
+zh: 未来是按数值找的（对角线以上不为 0 的格子），不是按位置：文档里的例子 causal_weights(torch.zeros(3, 3)) 什么也没遮住。
+"""
+import torch
+
+
+def causal_mask(scores: torch.Tensor) -> torch.Tensor:
+    """把对角线以上（j > i）的分数换成 -inf，其余不变，返回新张量。
+    Replace every score above the diagonal (j > i) by -inf and keep the rest;
+    return a new tensor.
+
+    形状 / Shapes::
+
+        scores  (..., T, T)
+        返回 / returns (..., T, T)
+
+    ``...`` 是任意多个批维度，也可以没有；T 可以是任意长度，1 也行，比 8 长也行。
+    传进来的 scores 保持不变。返回值的 dtype 与 scores 相同：float64 进，float64 出。
+    ``...`` stands for any number of batch dims, none included; T may be any
+    length, 1 or longer than 8. The scores passed in stay as they are. The
+    result has the dtype of scores: float64 in, float64 out.
+
+    例子 / Example::
+
+        >>> causal_mask(torch.ones(3, 3))
+        tensor([[1., -inf, -inf],
+                [1., 1., -inf],
+                [1., 1., 1.]])
+    """
+    # BEGIN SOLUTION
+    T = scores.shape[-1]
+    tril = torch.tril(torch.ones(T, T, dtype=torch.bool, device=scores.device))  # (T, T)
+    return scores.masked_fill(~tril, float("-inf"))  # (..., T, T), not in place
+    # END SOLUTION
+
+
+def causal_weights(scores: torch.Tensor) -> torch.Tensor:
+    """先做因果掩码，再对最后一维做 softmax：每行和为 1，未来位置权重为 0。
+    Apply the causal mask, then softmax over the last dimension: every row
+    adds up to 1 and puts zero weight on the future.
+
+    形状 / Shapes::
+
+        scores  (..., T, T)
+        返回 / returns (..., T, T)
+
+    未来的分数再大，权重也是 0。形状、批维度、dtype 和 causal_mask 一样；
+    传进来的 scores 同样保持不变。
+    However large the future's scores, their weight is 0. Shapes, batch dims
+    and dtype as for causal_mask; the scores passed in stay as they are here
+    too.
+
+    例子 / Example::
+
+        >>> causal_weights(torch.zeros(3, 3))
+        tensor([[1.0000, 0.0000, 0.0000],
+                [0.5000, 0.5000, 0.0000],
+                [0.3333, 0.3333, 0.3333]])
+    """
+    # BEGIN SOLUTION
+    future = scores.triu(1) != 0
+    return torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+    # END SOLUTION
