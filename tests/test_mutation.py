@@ -144,6 +144,7 @@ REQUIRED = [
     ("ex6_block", "torch/ChangeDefault", "def __init__(self, n_embd: int, dropout: float = 0.0):", "def __init__(self, n_embd: int, dropout: float = 0.5):"),
     ("ex5_head", "torch/MatMulToMul", "return wei @ v", "return wei * v"),
     ("ex3_scaling", "torch/MulToMatMul", "return scores * head_size**-0.5", "return scores @ head_size**-0.5"),
+    ("ex7_gpt", "torch/RemoveSlice", "idx_cond = idx[:, -self.block_size :]", "idx_cond = idx"),
     ("ex7_gpt", "core/RemoveDecorator", "@torch.no_grad()", ""),
     ("ex7_gpt", "core/ZeroIterationForLoop", "for _ in range(max_new_tokens):", "for _ in []:"),
 ]
@@ -187,6 +188,7 @@ def test_each_torch_operator_does_what_its_examples_say(name):
         ("MulToMatMul", "f(*args)\n"),  # unpacking, not a product
         ("SkipSubmodule", 'self.register_buffer("tril", t)\n'),  # two arguments: not a layer applied
         ("RemoveDropout", "y = self.proj(x)\n"),
+        ("RemoveSlice", "p = logits[:, -1, :]\n"),  # indexing, no crop
         ("DetachResult", "def f():\n    return\n"),
         ("ChangeDefault", "def f(x, targets=None):\n    pass\n"),
     ],

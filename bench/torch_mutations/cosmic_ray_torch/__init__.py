@@ -14,7 +14,8 @@ transpose, mask, dropout, projection or activation left out
 (``RemoveSoftmax``, ``RemoveTranspose``, ``RemoveMaskedFill``,
 ``RemoveDropout``, ``SkipSubmodule``, ``RemoveActivation``), a transpose
 made the two-dimensional ``.T`` (``TransposeToT``), the mask written into
-the caller's tensor (``MaskedFillInPlace``), another value in the mask
+the caller's tensor (``MaskedFillInPlace``), a crop left out
+(``RemoveSlice``), another value in the mask
 (``ChangeMaskValue``) or the mask the other way round (``InvertMask``), the
 dropout rate not passed on (``OmitDropoutArgument``), a result cut from the
 graph (``DetachResult``), a default or a flag changed (``ChangeDefault``), and

@@ -485,6 +485,30 @@ class RemoveActivation(_CallOperator):
         )
 
 
+class RemoveSlice(TorchOperator):
+    """A crop left out: ``idx[:, -self.block_size :]`` -> ``idx``, ``self.tril[:T, :T]`` -> ``self.tril`` (a subscript
+    with a bounded slice; plain indexing such as ``x[:, -1, :]`` is left alone)."""
+
+    def _changes(self, node):
+        if node.type != "atom_expr":
+            return []
+        found = []
+        for i, t in enumerate(node.children):
+            if i and t.type == "trailer" and _is_op(t.children[0], "["):
+                inner = t.children[1]
+                parts = inner.children if inner.type == "subscriptlist" else [inner]
+                if any(p.type == "subscript" for p in parts):
+                    found.append(_codes(node.children[:i]) + "".join(n.get_code() for n in node.children[i + 1 :]))
+        return found
+
+    @classmethod
+    def examples(cls):
+        return (
+            Example("c = idx[:, -self.block_size :]", "c = idx"),
+            Example("m = self.tril[:T, :T] == 0", "m = self.tril == 0"),
+        )
+
+
 class DetachResult(TorchOperator):
     """``.detach()`` on what a function returns (each tensor of a returned tuple in turn): no gradient flows back."""
 
@@ -587,6 +611,7 @@ OPERATORS = {
         OmitDropoutArgument,
         SkipSubmodule,
         RemoveActivation,
+        RemoveSlice,
         DetachResult,
         ChangeDefault,
         MatMulToMul,
