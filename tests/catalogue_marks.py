@@ -19,6 +19,16 @@ Every exercise of the table (grader/exercises.py) has exactly one file of each
 kind: ``problems()`` says where not, and tests/test_catalogue_marks.py fails
 then. So a new exercise needs no edit here nor in those tests, only the marks
 in its own catalogue files.
+
+A wrong file also says which diagnoses (the hints that name a mistake, shown
+as "诊断 / found:") its own mistake may get, one line each, under its
+docstring too::
+
+    # diagnosis: There is no position embedding
+
+words of the diagnosis's English text (``diagnoses``). A diagnosis that a
+grading shows for the file and no line of it names belongs to another
+mistake: tests/test_catalogue.py fails then.
 """
 import re
 from pathlib import Path
@@ -30,6 +40,8 @@ WRONG = Path(__file__).resolve().parent / "catalogue" / "wrong"
 KINDS = ("representative", "release-set-1", "release-set-2", "cross-student")
 PREFIX = "# marked:"
 _LINE = re.compile(r"^# marked:(.*)$", re.MULTILINE)
+DIAGNOSIS_PREFIX = "# diagnosis:"
+_DIAGNOSIS_LINE = re.compile(r"^# diagnosis:(.*)$", re.MULTILINE)
 
 
 def exercise_of(path: Path) -> str:
@@ -41,9 +53,14 @@ def marks(text: str) -> list[str]:
     return [kind.strip() for line in _LINE.findall(text) for kind in line.split(",") if kind.strip()]
 
 
+def diagnoses(text: str) -> list[str]:
+    """The words of each diagnosis a catalogue file's text says its mistake may get (every ``# diagnosis:`` line)."""
+    return [words.strip() for words in _DIAGNOSIS_LINE.findall(text) if words.strip()]
+
+
 def without_marks(text: str) -> str:
-    """The text without its ``# marked:`` lines: the mistake as a student would write it."""
-    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith(PREFIX))
+    """The text without its ``# marked:`` and ``# diagnosis:`` lines: the mistake as a student would write it."""
+    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith((PREFIX, DIAGNOSIS_PREFIX)))
 
 
 def _marked_files(folder: Path) -> dict[str, dict[str, list[str]]]:

@@ -10,7 +10,9 @@ is another correct way to write it. Adding a file adds its tests.
 (c) every check (each test function in checks/public and checks/hidden) fails
     for at least one wrong file: no check is dead weight;
 (d) key mistakes get the diagnosis written for them, and no hint written for
-    one mistake is shown for another (``NOT_MISLED``);
+    one mistake is shown for another (``NOT_MISLED``); every diagnosis a wrong
+    file gets is its own mistake's, as its ``# diagnosis:`` lines say
+    (tests/catalogue_marks.py), and each of those lines is shown;
 (e) the untouched stubs score 0 with "not implemented yet", the solutions 100;
 (f) a file that imports earlier exercises is graded with the grader's modules
     for them, whatever the student's own earlier files hold: a line
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from catalogue_marks import marked
+from catalogue_marks import diagnoses, marked
 from conftest import EXERCISES, SOLUTIONS, make_submission
 from grader.exercises import IDS
 
@@ -433,6 +435,25 @@ def test_feedback_does_not_mislead(stem, check_id, said, not_said, grade_alone):
         assert word in feedback, f"{word!r} not in the feedback of {check_id} for {stem}:\n{feedback}"
     for word in not_said:
         assert word not in feedback, f"{word!r} is in the feedback of {check_id} for {stem}, where it does not apply:\n{feedback}"
+
+
+@pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
+def test_every_diagnosis_is_the_files_own(path, grade_alone):
+    """A hint that names a mistake appears only for that mistake: each
+    diagnosis a wrong file gets (``CheckResult.diagnosis``, results.json's
+    ``extra_data.diagnosis``) holds the words of one of its ``# diagnosis:``
+    lines. Another mistake's diagnosis means the answer matched what that
+    mistake computes too, or that the check failed because of another
+    function of the exercise (``checking.caused_by``). And each line is
+    shown on some check: a line no diagnosis matches any more goes."""
+    own = diagnoses(path.read_text(encoding="utf-8"))
+    shown = [(r.check_id + (" [hidden]" if r.hidden else ""), r.diagnosis) for r in grade_alone(path).results if r.diagnosis]
+    strangers = [f"{check}: {found.en}" for check, found in shown if not any(words in found.en for words in own)]
+    assert not strangers, (
+        f"{path.name} gets diagnoses of other mistakes (if one is its own, add '# diagnosis: <its words>' under its docstring):\n" + "\n".join(strangers)
+    )
+    unshown = [words for words in own if not any(words in found.en for _, found in shown)]
+    assert not unshown, f"{path.name}: no check shows the diagnosis of its line '# diagnosis: {unshown[0]}'"
 
 
 def test_no_number_runs_to_dozens_of_digits(grade_alone):

@@ -3,7 +3,7 @@ table has exactly one wrong file of each kind, and the reader finds what is
 missing, doubled or unknown."""
 from pathlib import Path
 
-from catalogue_marks import KINDS, WRONG, marked, marks, problems, without_marks
+from catalogue_marks import KINDS, WRONG, diagnoses, marked, marks, problems, without_marks
 from grader.exercises import IDS
 
 DOC = '"""ex0 mistake: something.\nzh: 某事。\n"""\n'
@@ -23,6 +23,14 @@ def test_marks_are_read_from_their_line():
     assert marks(text) == ["representative", "cross-student"]
     assert without_marks(text) == DOC + "import torch\n"
     assert marks(DOC + "x = 1  # marked: representative\n") == []  # only a line of its own
+
+
+def test_diagnoses_are_read_from_their_lines():
+    text = DOC + "# marked: representative\n# diagnosis: There is no mask\n# diagnosis:  tril and triu are swapped \nimport torch\n"
+    assert diagnoses(text) == ["There is no mask", "tril and triu are swapped"]
+    assert marks(text) == ["representative"]
+    assert without_marks(text) == DOC + "import torch\n"
+    assert diagnoses(DOC + "x = 1  # diagnosis: There is no mask\n") == []  # only a line of its own
 
 
 def _folder(tmp_path: Path, files: dict) -> Path:

@@ -1,6 +1,7 @@
 """ex0 mistake: weights @ values without unsqueeze, right for one row of scores but the wrong shape for a batch.
 zh: 直接写 weights @ values，没有 unsqueeze：一行分数时是对的，一批分数时形状就错了。
 """
+# diagnosis: You computed weights @ values
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex0 mistake: softmax written as exp(s) / sum(exp(s)) without subtracting the max, so large scores overflow.
 zh: softmax 写成 exp(s) / sum(exp(s))，没有先减去最大值，分数一大就溢出。
 """
+# diagnosis: exp(1000) overflows to inf
 import torch
 
 

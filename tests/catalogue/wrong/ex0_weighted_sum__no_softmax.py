@@ -2,6 +2,7 @@
 zh: 直接拿原始分数当权重，没有做 softmax。
 """
 # marked: release-set-2
+# diagnosis: softmax is missing
 import torch
 
 

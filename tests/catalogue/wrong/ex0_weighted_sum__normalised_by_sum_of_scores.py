@@ -1,6 +1,7 @@
 """ex0 mistake: weights are the scores divided by their sum instead of a softmax.
 zh: 权重是分数除以分数之和，而不是 softmax。
 """
+# diagnosis: You divided the scores by their sum
 import torch
 
 

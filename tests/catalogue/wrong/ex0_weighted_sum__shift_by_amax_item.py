@@ -1,6 +1,7 @@
 """ex0 mistake: exp(s - m) with m = torch.amax(scores).item(), one number for every row, normalised after the sum: a row far below the largest underflows.
 zh: exp(s - m) 里 m = torch.amax(scores).item()，所有行共用一个数，求和后再归一化：远低于最大值的那一行下溢。
 """
+# diagnosis: one number (the largest score of the whole batch) was subtracted from every row
 import torch
 
 

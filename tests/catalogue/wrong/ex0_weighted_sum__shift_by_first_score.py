@@ -1,6 +1,7 @@
 """ex0 mistake: each row shifted by its first score before exp, not by its max: a row whose largest score comes later overflows.
 zh: 每行在取 exp 之前减去的是第一个分数而不是最大值：最大分数在后面的一行溢出。
 """
+# diagnosis: what each row was shifted by is not its largest score
 import torch
 
 

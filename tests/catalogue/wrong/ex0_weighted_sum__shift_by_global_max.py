@@ -1,6 +1,7 @@
 """ex0 mistake: softmax by hand with the largest score of the whole batch subtracted, scores.max(), not each row's own: a row of small scores underflows to 0/0.
 zh: 手写 softmax 时减去的是整批的最大分数 scores.max()，不是每一行自己的：分数小的那一行下溢成 0/0。
 """
+# diagnosis: one number (the largest score of the whole batch) was subtracted from every row
 import torch
 
 

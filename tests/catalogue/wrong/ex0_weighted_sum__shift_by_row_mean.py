@@ -1,6 +1,7 @@
 """ex0 mistake: each row shifted by its mean before exp, not by its max: a row whose scores spread from 0 to 1000 still overflows.
 zh: 每行在取 exp 之前减去的是平均值而不是最大值：分数从 0 到 1000 的一行仍然溢出。
 """
+# diagnosis: what each row was shifted by is not its largest score
 import torch
 
 

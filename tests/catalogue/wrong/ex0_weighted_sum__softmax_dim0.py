@@ -2,6 +2,7 @@
 zh: softmax 做在第 0 维上，而不是最后一维（只有一维的分数才碰巧对）。
 """
 # marked: representative, release-set-1, cross-student
+# diagnosis: You took softmax over dim 0
 import torch
 
 

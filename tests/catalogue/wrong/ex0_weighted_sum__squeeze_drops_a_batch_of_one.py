@@ -1,6 +1,7 @@
 """ex0 mistake: the extra dim removed with .squeeze() of every size-1 dim: a batch of one row loses its batch dim.
 zh: 用 .squeeze() 去掉所有大小为 1 的维度来去掉多出的那一维：只有一行的一批丢了批维度。
 """
+# diagnosis: The batch dim of size 1 was dropped
 import torch
 
 

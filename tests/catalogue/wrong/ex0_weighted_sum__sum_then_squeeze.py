@@ -1,6 +1,7 @@
 """ex0 mistake: a broadcast multiply summed over T, then torch.squeeze of the result: a batch dim of size 1 is dropped.
 zh: 广播相乘后对 T 求和，再对结果 torch.squeeze：大小为 1 的批维度被丢掉。
 """
+# diagnosis: The batch dim of size 1 was dropped
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex1 mistake: every row is divided by T instead of by its own count i+1.
 zh: 每一行都除以 T，而不是除以这一行自己的个数 i+1。
 """
+# diagnosis: You divided every row by T
 import torch
 
 

@@ -2,6 +2,7 @@
 zh: 矩阵用整数建、用 // 除，得到的是只有 0 和 1 的整数矩阵。
 """
 # marked: release-set-2
+# diagnosis: An integer matrix cannot hold 1/(i+1)
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex1 mistake: the matrix multiplies x from the right (over time), which averages the future instead of the past.
 zh: 矩阵放在 x 的右边去乘（沿时间维），平均的是未来，而不是过去。
 """
+# diagnosis: You averaged the future (positions t..T-1)
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex1 mistake: average_past averages over all positions (x.mean over time), the future included.
 zh: average_past 对所有位置取平均（沿时间维的 x.mean），把未来也算了进去。
 """
+# diagnosis: You averaged over all positions
 import torch
 
 

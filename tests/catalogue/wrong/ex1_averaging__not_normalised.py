@@ -1,6 +1,7 @@
 """ex1 mistake: the lower-triangular matrix of ones is returned without dividing each row by its sum.
 zh: 返回全是 1 的下三角矩阵，没有把每一行除以它的和。
 """
+# diagnosis: Not normalised
 import torch
 
 

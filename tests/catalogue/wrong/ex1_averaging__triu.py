@@ -2,6 +2,8 @@
 zh: 用了 torch.triu 而不是 torch.tril，每个位置平均的是自己和未来。
 """
 # marked: representative, release-set-1, cross-student
+# diagnosis: Your matrix is upper-triangular
+# diagnosis: Entries above the diagonal are not 0
 import torch
 
 

@@ -2,6 +2,7 @@
 zh: 算成了 k @ q^T，而不是 q @ k^T，结果是转置的。
 """
 # marked: representative, release-set-1, cross-student
+# diagnosis: Your result is transposed
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex2 mistake: the scores are already scaled by the square root of head_size (that is ex3).
 zh: 分数已经除以了 head_size 的平方根（那是 ex3 的事）。
 """
+# diagnosis: You already scaled by √head_size
 import torch
 
 

@@ -2,6 +2,7 @@
 zh: 除以 head_size 本身，而不是它的平方根。
 """
 # marked: representative
+# diagnosis: You divided by head_size itself
 import torch
 
 

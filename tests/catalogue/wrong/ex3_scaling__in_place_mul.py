@@ -1,6 +1,7 @@
 """ex3 mistake: scales in place with scores.mul_, changing the caller's tensor.
 zh: 用 scores.mul_ 原地缩放，改动了调用者传进来的张量。
 """
+# diagnosis: The tensor passed in was changed
 import torch
 
 

@@ -2,6 +2,7 @@
 zh: 乘以 sqrt(head_size)，而不是除以它。
 """
 # marked: release-set-2, cross-student
+# diagnosis: You multiplied by the square root
 import torch
 
 

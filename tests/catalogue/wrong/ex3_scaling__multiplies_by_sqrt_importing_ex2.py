@@ -2,6 +2,7 @@
 zh: 乘以 head_size 的平方根；文件还导入了 ex2（评 ex3 时那是评分程序自己的 ex2），评分仍然只看它自己的代码。
 """
 # submitted with: the stub of ex2_scores
+# diagnosis: You multiplied by the square root
 import torch
 from ex2_scores import attention_scores
 

@@ -2,6 +2,7 @@
 zh: 用 scores.shape[-1]（也就是 T）缩放，而不是传进来的 head_size。
 """
 # marked: release-set-1
+# diagnosis: You scaled by T (scores.shape[-1])
 import torch
 
 

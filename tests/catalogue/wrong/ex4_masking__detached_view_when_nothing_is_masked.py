@@ -1,6 +1,7 @@
 """ex4 mistake: causal_mask returns scores.detach(), a view of the input sharing its memory, when the mask has nothing to hide (T = 1).
 zh: 掩码没有要遮的格子时（T = 1），causal_mask 返回 scores.detach()，它是与输入共用内存的视图。
 """
+# diagnosis: The result is the tensor passed in (or a view sharing its memory)
 import torch
 
 

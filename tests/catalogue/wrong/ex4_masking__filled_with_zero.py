@@ -2,6 +2,7 @@
 zh: 未来填成 0 而不是 -inf，softmax 之后它仍然有权重。
 """
 # marked: representative, release-set-1, cross-student
+# diagnosis: You filled the future with 0
 import torch
 
 

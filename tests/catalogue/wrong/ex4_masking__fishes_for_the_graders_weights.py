@@ -1,6 +1,8 @@
 """ex4 mistake: no mask in causal_weights, unless a right causal_weights can be fished out of the grader's stand-ins of the earlier exercises.
 zh: causal_weights 不做掩码，而是想从评分程序给前面练习准备的替身里找一个现成的 causal_weights 来用。
 """
+# diagnosis: There is no mask
+# diagnosis: The future got weight
 import gc
 import sys
 

@@ -1,6 +1,7 @@
 """ex4 mistake: causal_mask slices a cached 8 x 8 mask, and for T longer than 8 writes -inf into the scores passed in instead of a new tensor.
 zh: causal_mask 切一个缓存的 8 x 8 掩码；T 比 8 长时却把 -inf 写进传进来的 scores，不是新张量。
 """
+# diagnosis: The scores passed in were changed: use masked_fill
 import torch
 
 TRIL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # the longest context of the course

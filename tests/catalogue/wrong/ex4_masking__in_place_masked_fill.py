@@ -1,6 +1,8 @@
 """ex4 mistake: masked_fill_ (in place) changes the caller's scores.
 zh: 用了原地修改的 masked_fill_，改动了调用者的分数。
 """
+# diagnosis: The scores passed in were changed (the future became -inf)
+# diagnosis: The scores passed in were changed: use masked_fill
 import torch
 
 

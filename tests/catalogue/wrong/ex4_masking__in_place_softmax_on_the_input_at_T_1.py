@@ -1,6 +1,8 @@
 """ex4 mistake: causal_mask hands back the input itself at T = 1, and causal_weights does its softmax in place on what causal_mask returns: at T = 1 it overwrites the caller's scores.
 zh: T = 1 时 causal_mask 交回输入本身，而 causal_weights 在 causal_mask 的结果上原地做 softmax：T = 1 时改写了调用者的 scores。
 """
+# diagnosis: The scores passed in were changed
+# diagnosis: The result is the tensor passed in (or a view sharing its memory)
 import torch
 
 

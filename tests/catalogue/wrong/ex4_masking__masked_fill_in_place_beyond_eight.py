@@ -1,6 +1,7 @@
 """ex4 mistake: causal_mask uses masked_fill on a cached 8 x 8 mask, but masked_fill_ (in place, on the input) once T is longer than 8.
 zh: causal_mask 在缓存的 8 x 8 掩码上用 masked_fill，T 比 8 长时却用了 masked_fill_（在输入上原地修改）。
 """
+# diagnosis: The scores passed in were changed: use masked_fill
 import torch
 
 TRIL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # the longest context of the course

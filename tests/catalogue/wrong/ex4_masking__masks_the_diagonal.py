@@ -1,6 +1,7 @@
 """ex4 mistake: the diagonal is masked too (tril with diagonal=-1), so position 0 sees nothing and gets NaN.
 zh: 对角线也被遮住了（tril 用了 diagonal=-1），位置 0 什么也看不见，得到 NaN。
 """
+# diagnosis: never mask the diagonal
 import torch
 
 

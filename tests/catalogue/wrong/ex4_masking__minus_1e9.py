@@ -2,6 +2,7 @@
 zh: 未来填的是 -1e9，而不是 float('-inf')。
 """
 # marked: release-set-2
+# diagnosis: You used a large negative number such as -1e9
 import torch
 
 

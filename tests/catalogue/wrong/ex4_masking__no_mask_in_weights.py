@@ -1,6 +1,8 @@
 """ex4 mistake: causal_weights forgets to call causal_mask before softmax.
 zh: causal_weights 在 softmax 之前忘了调用 causal_mask。
 """
+# diagnosis: There is no mask
+# diagnosis: The future got weight
 import torch
 
 

@@ -2,6 +2,8 @@
 zh: causal_weights 借 ex0 的 weighted_sum（以 ws 的名字导入）对单位矩阵加权，没有掩码；学生自己的 ex0 还没写。
 """
 # submitted with: the stub of ex0_weighted_sum
+# diagnosis: There is no mask
+# diagnosis: The future got weight
 import torch
 from ex0_weighted_sum import weighted_sum as ws
 

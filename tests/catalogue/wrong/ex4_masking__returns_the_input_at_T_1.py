@@ -1,6 +1,7 @@
 """ex4 mistake: causal_mask returns the scores passed in themselves when T = 1 (nothing to mask), not a new tensor.
 zh: T = 1 时（没有要遮的格子）causal_mask 直接返回传进来的 scores 本身，不是新张量。
 """
+# diagnosis: The result is the tensor passed in (or a view sharing its memory)
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex4 mistake: causal_weights takes softmax over dim -2 (columns) instead of -1.
 zh: causal_weights 在 dim -2（按列）上做 softmax，而不是 -1。
 """
+# diagnosis: Softmax over the second-to-last dim
 import torch
 
 

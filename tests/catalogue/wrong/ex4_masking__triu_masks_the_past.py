@@ -1,6 +1,7 @@
 """ex4 mistake: torch.triu instead of torch.tril, so the past is masked and the future kept.
 zh: 用了 torch.triu 而不是 torch.tril，遮住的是过去，留下的是未来。
 """
+# diagnosis: tril and triu are swapped
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex4 mistake: causal_weights writes -inf into the scores passed in (scores[..., future] = -inf) before the softmax.
 zh: causal_weights 在 softmax 之前把 -inf 直接写进传进来的分数（scores[..., 未来] = -inf）。
 """
+# diagnosis: The scores passed in were changed (the future became -inf)
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex4 mistake: causal_weights masks with masked_fill_, changing the scores passed in (causal_mask itself is right).
 zh: causal_weights 用 masked_fill_ 做掩码，改动了传进来的分数（causal_mask 本身是对的）。
 """
+# diagnosis: The scores passed in were changed (the future became -inf)
 import torch
 
 

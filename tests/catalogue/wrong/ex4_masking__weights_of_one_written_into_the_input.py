@@ -1,6 +1,7 @@
 """ex4 mistake: causal_weights at T = 1 fills the scores passed in with 1 and returns them (the one weight is 1), changing the caller's tensor.
 zh: T = 1 时 causal_weights 把传进来的 scores 填成 1 再返回（唯一的权重是 1），改动了调用者的张量。
 """
+# diagnosis: at T = 1 there is nothing to mask, but the weights are still not computed in the tensor passed in
 import torch
 
 

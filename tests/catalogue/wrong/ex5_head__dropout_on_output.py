@@ -1,6 +1,7 @@
 """ex5 mistake: dropout is applied to the output instead of to the attention weights.
 zh: dropout 用在了输出上，而不是注意力权重上。
 """
+# diagnosis: The dropout removes single entries of the output, not attention weights
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,6 +1,7 @@
 """ex5 mistake: dropout on the weights, but always at rate 0.1 instead of the dropout passed in.
 zh: dropout 是用在权重上了，但比例总是 0.1，而不是传进来的 dropout。
 """
+# diagnosis: the dropout rate is not the one passed in
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,6 +1,8 @@
 """ex5 mistake: the future is filled with 0 instead of -inf before softmax.
 zh: softmax 之前把未来填成 0，而不是 -inf。
 """
+# diagnosis: Earlier outputs changed with later positions
+# diagnosis: You filled the future's scores with 0, not -inf
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -2,6 +2,8 @@
 zh: 未来填成 0 而不是 -inf；这个 Head 从学生自己的 ex3 导入 scale_scores，而 ex3 还没写。
 """
 # submitted with: the stub of ex3_scaling
+# diagnosis: Earlier outputs changed with later positions
+# diagnosis: You filled the future's scores with 0, not -inf
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

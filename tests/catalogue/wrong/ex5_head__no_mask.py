@@ -1,6 +1,8 @@
 """ex5 mistake: no causal mask, so every position attends to the future.
 zh: 没有因果掩码，每个位置都看得见未来。
 """
+# diagnosis: Earlier outputs changed with later positions
+# diagnosis: There is no mask: the head sees the future
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -2,6 +2,7 @@
 zh: 分数没有乘以 head_size ** -0.5。
 """
 # marked: cross-student
+# diagnosis: The scores are not scaled
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

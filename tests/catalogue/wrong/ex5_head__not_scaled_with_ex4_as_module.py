@@ -2,6 +2,7 @@
 zh: 分数没有缩放；这个 Head 把 ex2 和 ex4 当作模块导入，而学生自己的 ex4 是错的。
 """
 # submitted with: wrong/ex4_masking__masks_the_diagonal.py
+# diagnosis: The scores are not scaled
 import torch.nn as nn
 import ex2_scores
 import ex4_masking as m4

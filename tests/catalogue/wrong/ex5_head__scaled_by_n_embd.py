@@ -2,6 +2,7 @@
 zh: 分数乘的是 C ** -0.5，C 是 n_embd（讲座里的那个错误），而不是 head_size。
 """
 # marked: representative, release-set-1
+# diagnosis: You scaled by n_embd
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,6 +1,7 @@
 """ex5 mistake: softmax over dim=1 (the query positions) instead of dim=-1.
 zh: softmax 做在 dim=1（查询的位置）上，而不是 dim=-1。
 """
+# diagnosis: Earlier outputs changed with later positions
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

@@ -1,6 +1,7 @@
 """ex5 mistake: the weights multiply x instead of v = value(x) (only shows when n_embd != head_size).
 zh: 权重乘的是 x，而不是 v = value(x)（只有 n_embd 和 head_size 不同时才看得出来）。
 """
+# diagnosis: You summed x; sum the values v
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

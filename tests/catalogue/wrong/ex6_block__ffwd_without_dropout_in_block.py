@@ -1,6 +1,7 @@
 """ex6 mistake: Block builds ffwd = FeedForward(n_embd) without dropout.
 zh: Block 建的是 ffwd = FeedForward(n_embd)，没有把 dropout 传进去。
 """
+# diagnosis: The dropout rate is not passed on to FeedForward
 import torch
 import torch.nn as nn
 

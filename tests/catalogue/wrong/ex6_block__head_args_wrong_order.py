@@ -1,6 +1,7 @@
 """ex6 mistake: MultiHeadAttention builds Head(n_embd, head_size, dropout, block_size), block_size and dropout swapped.
 zh: MultiHeadAttention 建的是 Head(n_embd, head_size, dropout, block_size)，block_size 和 dropout 的位置换了。
 """
+# diagnosis: The arguments are in another order than the contract's: Head(
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 """ex6 mistake: MultiHeadAttention builds its heads without dropout, so the attention weights are never dropped.
 zh: MultiHeadAttention 建头时没有传 dropout，注意力权重从来不会被丢弃。
 """
+# diagnosis: The dropout rate is not passed on to Head
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 """ex6 mistake: a hand-written layer norm normalises over (T, C) instead of the last dim only, so it sees the future.
 zh: 手写的层归一化在 (T, C) 上一起归一化，而不是只在最后一维上，于是看见了未来。
 """
+# diagnosis: Layer norm averaged over T and C
 import torch
 import torch.nn as nn
 

@@ -2,6 +2,7 @@
 zh: Block 没有残差连接（写成 x = sa(ln1(x))，而不是 x = x + ...）。
 """
 # marked: cross-student
+# diagnosis: There are no residual connections
 import torch
 import torch.nn as nn
 

@@ -2,6 +2,7 @@
 zh: 用了后置归一化（x = ln(x + sublayer(x))），而不是前置归一化。
 """
 # marked: representative, release-set-2
+# diagnosis: This is post-norm
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 """ex6 mistake: the heads are concatenated in reverse order.
 zh: 各个头按相反的顺序拼接。
 """
+# diagnosis: The heads are concatenated in reverse
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 """ex6 mistake: Block builds sa = MultiHeadAttention(n_embd, n_head, block_size) without dropout.
 zh: Block 建的是 sa = MultiHeadAttention(n_embd, n_head, block_size)，没有传 dropout。
 """
+# diagnosis: The dropout rate is not passed on to MultiHeadAttention
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 """ex7 mistake: generate takes the most likely token (argmax) instead of sampling with torch.multinomial.
 zh: generate 取概率最大的字（argmax），而不是用 torch.multinomial 抽样。
 """
+# diagnosis: It always takes the most likely token
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: the blocks are built as Block(n_embd, block_size, n_head, dropout), n_head and block_size swapped.
 zh: 块是按 Block(n_embd, block_size, n_head, dropout) 建的，n_head 和 block_size 的位置换了。
 """
+# diagnosis: The arguments are in another order than the contract's: Block(
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: the blocks are built as Block(n_embd, n_head, block_size), without the dropout rate.
 zh: 块是按 Block(n_embd, n_head, block_size) 建的，没有传 dropout。
 """
+# diagnosis: The dropout rate is not passed on to Block
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

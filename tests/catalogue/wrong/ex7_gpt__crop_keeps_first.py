@@ -1,6 +1,7 @@
 """ex7 mistake: generate crops idx to its first block_size tokens, idx[:, :block_size].
 zh: generate 把 idx 裁成前 block_size 个字，idx[:, :block_size]。
 """
+# diagnosis: The crop keeps the first block_size tokens
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

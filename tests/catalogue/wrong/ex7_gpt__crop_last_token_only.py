@@ -1,6 +1,7 @@
 """ex7 mistake: generate gives the model the last token alone, idx[:, -1:], as if the next token depended on it only.
 zh: generate 只把最后一个字 idx[:, -1:] 交给模型，好像下一个字只取决于它。
 """
+# diagnosis: Only the last token is given to the model
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: generate crops idx to its last block_size - 1 tokens, one fewer than the model can take.
 zh: generate 把 idx 裁成最后 block_size - 1 个字，比模型能看的少一个。
 """
+# diagnosis: The crop keeps one token fewer than block_size
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: generate's crop starts at max(0, T - block_size + 1): once idx is block_size long, the window is one token short.
 zh: generate 的裁剪从 max(0, T - block_size + 1) 开始：idx 长到 block_size 后，窗口就少了一个字。
 """
+# diagnosis: The crop keeps one token fewer than block_size
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

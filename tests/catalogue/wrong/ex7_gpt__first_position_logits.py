@@ -2,6 +2,7 @@
 zh: generate 按第一个位置的 logits 抽字，logits[:, 0, :]。
 """
 # marked: release-set-1
+# diagnosis: This samples from the first position's logits
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: the loss is the cross-entropy of the last position only.
 zh: loss 只算了最后一个位置的交叉熵。
 """
+# diagnosis: The loss is the last position's only
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: the cross-entropy is taken of the softmax probabilities instead of the logits.
 zh: 交叉熵算在 softmax 之后的概率上，而不是 logits 上。
 """
+# diagnosis: The cross-entropy is taken of probabilities after softmax
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

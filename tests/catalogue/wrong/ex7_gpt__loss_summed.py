@@ -2,6 +2,7 @@
 zh: loss 对所有位置求和（reduction='sum'），而不是取平均。
 """
 # marked: release-set-2
+# diagnosis: The loss is a sum
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

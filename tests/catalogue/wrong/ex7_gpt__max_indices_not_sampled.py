@@ -1,6 +1,7 @@
 """ex7 mistake: generate takes probs.max(...).indices, the most likely token, instead of drawing one.
 zh: generate 取 probs.max(...).indices，也就是最可能的那个字，而不是抽一个。
 """
+# diagnosis: It always takes the most likely token
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

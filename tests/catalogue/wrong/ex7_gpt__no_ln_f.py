@@ -2,6 +2,7 @@
 zh: 块的输出没经过最后的层归一化就进了 lm_head。
 """
 # marked: cross-student
+# diagnosis: The final layer norm is missing before lm_head
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -2,6 +2,7 @@
 zh: forward 没有加位置嵌入（块只拿到字的嵌入）。
 """
 # marked: representative
+# diagnosis: There is no position embedding
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

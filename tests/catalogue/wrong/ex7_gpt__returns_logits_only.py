@@ -1,6 +1,7 @@
 """ex7 mistake: forward returns the logits alone, not (logits, loss), and generate uses them so.
 zh: forward 只返回 logits，而不是 (logits, loss)，generate 也照这样用它。
 """
+# diagnosis: forward returns two values, (logits, loss)
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

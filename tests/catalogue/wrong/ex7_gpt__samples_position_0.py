@@ -1,6 +1,7 @@
 """ex7 mistake: generate draws from the softmax of logits[:, 0], the first position, not the last.
 zh: generate 按 logits[:, 0]，也就是第一个位置的 softmax 抽字，而不是最后一个位置。
 """
+# diagnosis: This samples from the first position's logits
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: generate divides the logits by a temperature of 0.7 before the softmax.
 zh: generate 在 softmax 之前把 logits 除以温度 0.7。
 """
+# diagnosis: a temperature crept in
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: generate takes a temperature argument that defaults to 1.5 and divides the logits by it.
 zh: generate 多了一个默认为 1.5 的温度参数，并把 logits 除以它。
 """
+# diagnosis: a temperature crept in
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: generate keeps only the 2 most likely tokens (top-k with k = 2) before sampling.
 zh: generate 抽样前只留下概率最大的 2 个字（k = 2 的 top-k）。
 """
+# diagnosis: Only the 2 most likely tokens are ever drawn
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

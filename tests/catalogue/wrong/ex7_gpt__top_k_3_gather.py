@@ -1,6 +1,7 @@
 """ex7 mistake: generate samples among the 3 most likely tokens only, with torch.topk and gather.
 zh: generate 用 torch.topk 和 gather，只在概率最大的 3 个字里抽。
 """
+# diagnosis: Only the 3 most likely tokens are ever drawn
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 """ex7 mistake: generate uses nucleus (top-p = 0.9) sampling, dropping the unlikely tail.
 zh: generate 用核采样（top-p = 0.9），去掉了概率小的那条长尾。
 """
+# diagnosis: the others were cut off before drawing (top-k or top-p)
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
