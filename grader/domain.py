@@ -94,6 +94,7 @@ DOMAINS: dict[str, Domain] = {
         ANY_BATCH,
         promises=("any number of batch dims", "T may be 1", "float64 in, float64 out"),
     ),
+    "averaging_matrix": Domain((), {"T": (1, 2, 5, 9)}, dtypes=(torch.float32,), layouts=("contiguous",), promises=("T may be 1",), extra=("T",)),
     "average_past": Domain(("BTC",), {"B": (1, 2, 3), "T": (1, 2, 5, 9), "C": (1, 3, 4)}, promises=("T may be any size", "float64 in, float64 out")),
     "attention_scores": Domain(
         ("BTH", "BTH"),
