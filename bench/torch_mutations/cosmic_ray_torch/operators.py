@@ -14,6 +14,7 @@ Calls are recognised by the name just before their parentheses:
 namespace's function (``torch``, ``F``, ``nn``, ...; the input is the first
 argument); ``self.proj(x)`` calls a submodule (the input is ``x``).
 """
+import parso
 import parso.python.tree as tree
 
 from cosmic_ray.operators.operator import Example, Operator
@@ -64,10 +65,9 @@ def _int_literal(node) -> int | None:
     else:
         return None
     try:
-        value = int(text, 0)
-    except ValueError:
+        return int(text, 0)
+    except ValueError:  # 0.5, 1e9
         return None
-    return value
 
 
 def _arguments(trailer) -> list:
@@ -153,16 +153,8 @@ class Call:
 
 def _atomic(text: str) -> bool:
     """Whether a trailer may follow ``text`` as it is (a name, a call, a subscript, brackets)."""
-    node = parso_expression(text)
-    return node is not None and node.type in ("name", "atom_expr", "atom", "number", "string")
-
-
-def parso_expression(text: str):
-    import parso
-
-    module = parso.parse(text)
-    children = [c for c in module.children if c.type != "endmarker"]
-    return children[0] if len(children) == 1 else None
+    children = [c for c in parso.parse(text).children if c.type != "endmarker"]
+    return len(children) == 1 and children[0].type in ("name", "atom_expr", "atom")
 
 
 def calls(node) -> list[Call]:
