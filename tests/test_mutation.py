@@ -10,7 +10,10 @@ they do not concern alone, and the report names a survivor.
 """
 import ast
 
+import cosmic_ray.plugins
 import pytest
+from cosmic_ray.mutating import mutate_code
+from cosmic_ray_torch.operators import OPERATORS, SwapDim
 
 from bench import mutation
 from conftest import SOLUTIONS
@@ -157,21 +160,15 @@ def test_the_operators_make_the_mistakes_of_attention_code(made, exercise, opera
 
 
 def test_the_plugin_is_cosmic_rays():
-    import cosmic_ray.plugins
-    from cosmic_ray_torch import operators
-
     names = mutation.operator_names()
-    assert {n for n in names if n.startswith("torch/")} == {f"torch/{n}" for n in operators.OPERATORS}
-    assert cosmic_ray.plugins.get_operator("torch/SwapDim") is operators.SwapDim
+    assert {n for n in names if n.startswith("torch/")} == {f"torch/{n}" for n in OPERATORS}
+    assert cosmic_ray.plugins.get_operator("torch/SwapDim") is SwapDim
     assert "core/NumberReplacer" in names and "core/ReplaceBinaryOperator_Add_Sub" in names
     assert not [n for n in names if "BitOr" in n or "Variable" in n or "Exception" in n]
 
 
-@pytest.mark.parametrize("name", sorted(__import__("cosmic_ray_torch.operators").operators.OPERATORS))
+@pytest.mark.parametrize("name", sorted(OPERATORS))
 def test_each_torch_operator_does_what_its_examples_say(name):
-    from cosmic_ray.mutating import mutate_code
-    from cosmic_ray_torch.operators import OPERATORS
-
     operator = OPERATORS[name]
     assert operator.examples()
     for example in operator.examples():
@@ -194,9 +191,6 @@ def test_each_torch_operator_does_what_its_examples_say(name):
     ],
 )
 def test_the_torch_operators_leave_other_code_alone(name, code):
-    from cosmic_ray.mutating import mutate_code
-    from cosmic_ray_torch.operators import OPERATORS
-
     assert mutate_code(code, OPERATORS[name](), 0) is None
 
 
