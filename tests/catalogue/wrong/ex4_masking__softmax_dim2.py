@@ -1,6 +1,7 @@
 """ex4 mistake: causal_weights takes softmax over dim=2, the last dim only for 3-D scores (2-D scores raise, 4-D ones go wrong).
 zh: causal_weights 在 dim=2 上做 softmax：只有分数是三维时它才是最后一维（二维会报错，四维会算错）。
 """
+# diagnosis: Softmax over the second-to-last dim
 import torch
 
 

@@ -1,6 +1,7 @@
 """ex7 mistake: generate turns the logits into probabilities by dividing by their sum instead of a softmax.
 zh: generate 把 logits 除以它们的和当作概率，而不是做 softmax。
 """
+# diagnosis: The tokens are drawn in proportion to the logits themselves
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

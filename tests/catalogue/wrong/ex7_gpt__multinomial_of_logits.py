@@ -1,6 +1,7 @@
 """ex7 mistake: generate passes the raw logits to torch.multinomial, without the softmax.
 zh: generate 把原始的 logits 直接交给 torch.multinomial，没有做 softmax。
 """
+# diagnosis: The tokens are drawn in proportion to the logits themselves
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

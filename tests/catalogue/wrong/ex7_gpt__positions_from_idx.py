@@ -1,6 +1,7 @@
 """ex7 mistake: the position embeddings are looked up with the token ids, position_embedding_table(idx).
 zh: 位置嵌入是拿字的编号查的：position_embedding_table(idx)。
 """
+# diagnosis: The position embeddings are looked up with the token ids idx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
