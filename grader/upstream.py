@@ -82,8 +82,8 @@ def matrix_behind_average(sub, inputs) -> Text | None:
 
 
 def right_mask(scores: torch.Tensor) -> torch.Tensor:
-    T = scores.shape[-1]
-    return scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    size = scores.shape[-1]
+    return scores.masked_fill(torch.ones(size, size, dtype=torch.bool).triu(1), float("-inf"))
 
 
 def mask_behind_weights(sub, inputs) -> Text | None:
