@@ -73,6 +73,7 @@ HIDDEN: dict[str, dict[str, Entry]] = {
             public=("test_average_past_keeps_the_dtype",),
         ),
         "test_average_past_other_sizes": _e(
+            _p("average_past", "梯度能穿过它传回 x（不要 detach）。", "Gradients flow through it back to x (no detach)."),
             _p("average_past", "T 可以是任意正整数，1 也行。", "T may be any size, 1 included."),
         ),
     },
@@ -85,7 +86,9 @@ HIDDEN: dict[str, dict[str, Entry]] = {
             _p("attention_scores", "返回值的 dtype 与 q、k 相同：float64 进，float64 出。", "The result has the dtype of q and k: float64 in, float64 out."),
             public=("test_keeps_the_dtype",),
         ),
-        "test_head_size_one": _e(_p("attention_scores", "B、T、hs 可以是任意正整数，1 也行。", "B, T and hs may be any sizes, 1 included.")),
+        "test_head_size_one": _e(
+            _p("attention_scores", "梯度能穿过它传回 q 和 k（不要 detach）。", "Gradients flow through it back to q and k (no detach)."),
+            _p("attention_scores", "B、T、hs 可以是任意正整数，1 也行。", "B, T and hs may be any sizes, 1 included.")),
     },
     "ex3_scaling": {
         "test_input_left_unchanged": _e(
@@ -100,10 +103,13 @@ HIDDEN: dict[str, dict[str, Entry]] = {
             _p("scale_scores", "返回 scores * head_size ** -0.5", "Return ``scores * head_size ** -0.5``"),
             public=("test_example", "test_uses_head_size_not_shape"),
         ),
-        "test_any_shape": _e(_p("scale_scores", "任意，输出与输入同形", "any; the output has the input's shape.")),
+        "test_any_shape": _e(
+            _p("scale_scores", "梯度能穿过它传回 scores（不要 detach）。", "Gradients flow through it back to scores (no detach)."),
+            _p("scale_scores", "任意，输出与输入同形", "any; the output has the input's shape.")),
     },
     "ex4_masking": {
         "test_mask_keeps_the_past_in_batches": _e(
+            _p("causal_mask", "梯度能穿过它传回 scores（不要 detach）。", "Gradients flow through it back to scores (no detach)."),
             _p("causal_mask", "把对角线以上（j > i）的分数换成 -inf，其余不变", "Replace every score above the diagonal (j > i) by -inf and keep the rest"),
             _p("causal_mask", "``...`` 是任意多个批维度，也可以没有", "``...`` stands for any number of batch dims, none included"),
             public=("test_weights_any_batch_dims",),
@@ -123,13 +129,16 @@ HIDDEN: dict[str, dict[str, Entry]] = {
             _p("causal_weights", "形状、批维度、dtype 和 causal_mask 一样", "Shapes, batch dims and dtype as for causal_mask"),
             public=("test_keeps_the_dtype",),
         ),
-        "test_longer_sequence": _e(_p("causal_mask", "T 可以是任意长度，1 也行，比 8 长也行。", "T may be any length, 1 or longer than 8.")),
+        "test_longer_sequence": _e(
+            _p("causal_weights", "梯度也像 causal_mask 那样传回 scores。", "Gradients flow through it back to scores, as through causal_mask."),
+            _p("causal_mask", "T 可以是任意长度，1 也行，比 8 长也行。", "T may be any length, 1 or longer than 8.")),
         "test_huge_future_scores": _e(
             _p("causal_weights", "未来的分数再大，权重也是 0。", "However large the future's scores, their weight is 0."),
         ),
     },
     "ex5_head": {
         "test_head_wider_than_input": _e(
+            _p("Head", "未来位置的权重恰好是 0，分数再小（比如 -1e12）也一样：像 causal_mask 那样用 -inf 遮。", "The future's weight is exactly 0, however negative the scores are (say -1e12): mask with -inf, as causal_mask does."),
             _p("Head", "head_size 可以比 n_embd 大。", "head_size may be larger than n_embd."),
             _p("Head", "同一个头要能先后处理不同长度的 T（不超过 block_size）。", "One head must handle inputs of any T up to block_size, one after another."),
             public=("test_one_head_many_lengths",),
@@ -140,11 +149,17 @@ HIDDEN: dict[str, dict[str, Entry]] = {
             _p("Head", "out = dropout(wei) @ v"),
         ),
         "test_float64": _e(HEAD_DTYPE, public=("test_keeps_the_dtype",)),
-        "test_input_gradient": _e(_p("Head", "梯度要传回输入 x。", "The gradient flows back to the input x.")),
+        "test_input_gradient": _e(
+            _p("Head", "同一个头要能先后处理不同长度的 T（不超过 block_size）。", "One head must handle inputs of any T up to block_size, one after another."),
+            _p("Head", "dropout: 注意力权重上的 dropout 比例", "dropout rate on the weights"),
+            _p("Head", "属性 / Attributes: ``key``, ``query``, ``value`` = ``nn.Linear(n_embd, head_size, bias=False)``."),
+            _p("Head", "梯度要传回输入 x。", "The gradient flows back to the input x."),
+        ),
     },
     "ex6_block": {
         "test_many_heads": _e(MHA_FORMULA, public=("test_multi_head_attention",)),
         "test_attention_dropout_off_in_eval": _e(
+            MHA_FORMULA,
             _p("MultiHeadAttention", "每个头都要拿到这四个参数，按这个顺序，dropout 也要传下去", "Every head gets these four arguments, in this order, dropout included"),
             EVAL_MHA,
         ),

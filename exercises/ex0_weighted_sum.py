@@ -25,6 +25,9 @@ def weighted_sum(scores: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     返回值的 dtype 与输入相同：float64 进，float64 出。
     The result has the inputs' dtype: float64 in, float64 out.
 
+    梯度能穿过它传回 scores 和 values（不要 detach）。
+    Gradients flow through it back to scores and values (no detach).
+
     分数可以很大（比如 1000），结果仍是有限的数。
     Scores may be large (say 1000): the result is still finite.
 

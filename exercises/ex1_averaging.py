@@ -43,6 +43,9 @@ def average_past(x: torch.Tensor) -> torch.Tensor:
     T may be any size, 1 included. The result has x's dtype: float64 in,
     float64 out (bring the matrix to x's dtype before the product).
 
+    梯度能穿过它传回 x（不要 detach）。
+    Gradients flow through it back to x (no detach).
+
     例子 / Example::
 
         >>> x = torch.tensor([[[2.0], [4.0], [9.0]]])  # B=1, T=3, C=1

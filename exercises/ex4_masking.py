@@ -25,6 +25,9 @@ def causal_mask(scores: torch.Tensor) -> torch.Tensor:
     length, 1 or longer than 8. The scores passed in stay as they are. The
     result has the dtype of scores: float64 in, float64 out.
 
+    梯度能穿过它传回 scores（不要 detach）。
+    Gradients flow through it back to scores (no detach).
+
     例子 / Example::
 
         >>> causal_mask(torch.ones(3, 3))
@@ -47,10 +50,10 @@ def causal_weights(scores: torch.Tensor) -> torch.Tensor:
         返回 / returns (..., T, T)
 
     未来的分数再大，权重也是 0。形状、批维度、dtype 和 causal_mask 一样；
-    传进来的 scores 同样保持不变。
+    传进来的 scores 同样保持不变。梯度也像 causal_mask 那样传回 scores。
     However large the future's scores, their weight is 0. Shapes, batch dims
     and dtype as for causal_mask; the scores passed in stay as they are here
-    too.
+    too. Gradients flow through it back to scores, as through causal_mask.
 
     例子 / Example::
 

@@ -36,6 +36,10 @@ class Head(nn.Module):
     is no dropout. The gradient flows back to the input x. After
     ``head.double()``, a float64 x gives a float64 output.
 
+    未来位置的权重恰好是 0，分数再小（比如 -1e12）也一样：像 causal_mask 那样用 -inf 遮。
+    The future's weight is exactly 0, however negative the scores are (say
+    -1e12): mask with -inf, as causal_mask does.
+
     公式 / Formula::
 
         wei = softmax(causal_mask(q @ k^T * head_size ** -0.5))   # (B, T, T)

@@ -254,23 +254,38 @@ def draws(name: str, seed: int, n: int | None = None, block_size: int | None = N
     return out
 
 
-def expect_function(sub, ref, name: str, seed: int, n: int | None = None, diagnoses=None, atol: float = 1e-5, rtol: float = 1e-4, **fixed) -> None:
+def expect_function(sub, ref, name: str, seed: int, n: int | None = None, diagnoses=None, atol: float = 1e-5, rtol: float = 1e-4, backward: bool = False, **fixed) -> None:
     """A check of the function ``name`` over ``n`` draws of its domain
     (``draws``): on each, the submission's answer must be the reference's.
     ``diagnoses(draw, want)``: the usual mistakes' answers on that draw, as
-    ``expect_close`` takes them."""
-    from grader.checking import expect_close
+    ``expect_close`` takes them. ``backward``: each call is back-propagated,
+    and the gradient of every tensor argument must be the reference's too
+    (a result cut from the graph, ``.detach()``, passes none back)."""
+    from grader.checking import expect, expect_close
 
     for draw in draws(name, seed, n, **fixed):
-        want = getattr(ref, name)(*draw.args)
-        expect_close(
-            getattr(sub, name)(*draw.args),
-            want,
-            what=t(f"{name}，{draw.label().zh}", f"{name} on {draw.label().en}"),
-            diagnoses=(lambda: diagnoses(draw, want)) if diagnoses else (),
-            atol=atol,
-            rtol=rtol,
-        )
+        label = draw.label()
+        what = t(f"{name}，{label.zh}", f"{name} on {label.en}")
+        if backward:
+            (got, got_grads), (want, want_grads) = sub.call_backward(name, *draw.args), ref.call_backward(name, *draw.args)
+        else:
+            got, want = getattr(sub, name)(*draw.args), getattr(ref, name)(*draw.args)
+        expect_close(got, want, what=what, diagnoses=(lambda: diagnoses(draw, want)) if diagnoses else (), atol=atol, rtol=rtol)
+        if not backward:
+            continue
+        for i, (g, w) in enumerate(zip(got_grads, want_grads)):
+            if w is None or (g is None and not bool((w != 0).any())):
+                continue  # no gradient where the true one is 0 is no mistake
+            grad_what = t(f"{what.zh}，再做 backward：第 {i + 1} 个参数的梯度", f"{what.en}, then backward: the gradient of argument {i + 1}")
+            expect(
+                g is not None,
+                grad_what,
+                "None",
+                t("一个张量", "a tensor").inline(),
+                t("结果不依赖这个参数：计算图被切断了（detach，或在 torch.no_grad() 里算的）。梯度要能穿过这个函数传回输入。", "The result does not depend on this argument: the graph is cut (detach, or computed under torch.no_grad()). Gradients must flow through this function back to its inputs."),
+                diagnosed=True,
+            )
+            expect_close(g, w, what=grad_what, atol=1e-4, rtol=1e-3)
 
 
 def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int | None = None, default_init: list | None = None, exact_in_train: bool = False, standins: tuple = (), name: str | None = None, tuple_out: bool = False, **sizes) -> None:
@@ -305,6 +320,16 @@ def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int
         label = draw.label()
         what = t(f"{title}，{label.zh}", f"{title} on {label.en}")
         got, want = sub.module(cls, **request), ref.module(cls, **request)
+        extra, missing = sorted(set(got.params) - set(want.params)), sorted(set(want.params) - set(got.params))
+        expect(
+            not extra and not missing,
+            t(f"{title} 的参数", f"the parameters of {title}"),
+            ", ".join(extra + missing),
+            t("和约定的一样", "the contract's").inline(),
+            t(f"约定里没有这些参数：{', '.join(extra)}（比如 bias=False 的线性层带了 bias）。" if extra else f"缺了约定的参数：{', '.join(missing)}。",
+              f"Parameters the contract does not have: {', '.join(extra)} (a Linear the docstring builds with bias=False, built with a bias, say)." if extra else f"The contract's parameters are missing: {', '.join(missing)}."),
+            diagnosed=True,
+        )
         out_got, out_want = (o[0] if isinstance(o, list) else o for o in (got.outs[0], want.outs[0]))
         if draw.train and not exact_in_train:
             expect(

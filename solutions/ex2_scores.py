@@ -22,6 +22,9 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     B, T and hs may be any sizes, 1 included. The result has the dtype of q and
     k: float64 in, float64 out.
 
+    梯度能穿过它传回 q 和 k（不要 detach）。
+    Gradients flow through it back to q and k (no detach).
+
     例子 / Example::
 
         >>> q = torch.tensor([[[1.0, 0.0], [1.0, 1.0]]])  # B=1, T=2, hs=2

@@ -18,6 +18,9 @@ def scale_scores(scores: torch.Tensor, head_size: int) -> torch.Tensor:
     返回值的 dtype 与 scores 相同：float64 进，float64 出。
     The result has the dtype of scores: float64 in, float64 out.
 
+    梯度能穿过它传回 scores（不要 detach）。
+    Gradients flow through it back to scores (no detach).
+
     例子 / Example::
 
         >>> scale_scores(torch.tensor([[8.0, -4.0]]), head_size=16)

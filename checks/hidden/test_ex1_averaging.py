@@ -66,4 +66,4 @@ def test_average_past_float64(sub, ref):
 def test_average_past_other_sizes(sub, ref):
     """average_past：定义域里的大小和内存布局，T = 1 也在内 / average_past over the domain's sizes and memory layouts, T = 1 included"""
     with caused_by(lambda: matrix_behind_average(sub, drawn("average_past", 15))):
-        expect_function(sub, ref, "average_past", seed=15)
+        expect_function(sub, ref, "average_past", seed=15, backward=True)

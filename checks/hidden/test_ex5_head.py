@@ -35,6 +35,36 @@ def test_head_wider_than_input(sub, ref):
             (by_hand(state, x, fill=0.0), t("你把未来的分数填成了 0，不是 -inf：0 经过 softmax 仍有权重，这个头看见了未来。", "You filled the future's scores with 0, not -inf: a 0 still gets weight after softmax, so the head sees the future.")),
         ],
     )
+    # However negative the scores, the future gets no weight (the docstring's -1e12).
+    _scores_far_below_minus_1e9(sub, ref)
+
+
+def far_below_state(n_embd: int = 6, head_size: int = 2) -> dict:
+    """A head whose every score is about -1.4e12: keys and queries read the
+    first two dims of x (queries negated), values the next two, so positions
+    that agree in those first two dims (1e6 each) score the same, far below
+    any finite stand-in for -inf such as -1e9, and differ in their values."""
+    key = torch.zeros(head_size, n_embd)
+    key[0, 0] = key[1, 1] = 1.0
+    value = torch.zeros(head_size, n_embd)
+    value[0, 2] = value[1, 3] = 1.0
+    return {"key.weight": key, "query.weight": -key, "value.weight": value}
+
+
+def _scores_far_below_minus_1e9(sub, ref):
+    init = dict(n_embd=6, head_size=2, block_size=8)
+    state, x = far_below_state(), randn(2, 5, 6, seed=71)
+    x[..., :2] = 1e6
+    what = t("每个分数都约为 -1.4e12 的 Head（远低于 -1e9）", "a Head whose every score is about -1.4e12 (far below -1e9)")
+    expect_close(
+        sub.module("Head", init=init, state=state, inputs=[x]).outs[0],
+        ref.module("Head", init=init, state=state, inputs=[x]).outs[0],
+        what=what,
+        diagnoses=lambda: [(by_hand(state, x, fill=-1e9), t(
+            "未来用 -1e9 之类的有限数遮住了：分数都比它还小时，权重全跑到了未来。要像 causal_mask 那样填 -inf。",
+            "The future was masked with a finite number such as -1e9: when every score is below it, the weight all goes to the future. Fill with -inf, as causal_mask does.",
+        ))],
+    )
 
 
 @pytest.mark.points(2)

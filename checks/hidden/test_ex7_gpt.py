@@ -86,6 +86,17 @@ def test_full_block_and_one_position(sub, ref):
         expect_close(logits, w[0], what=what)
         expect(loss is not None, what, "loss = None", t("一个数 / a number", "a number").inline(), t("有 targets 时要算 loss。", "With targets, forward computes the loss."), diagnosed=True)
         expect_close(loss, w[1], what=t(what.zh + "（loss）", what.en + " (the loss)"))
+    # Training back-propagates the loss (tox -e write does): with targets,
+    # the gradients through the loss and through the logits are the reference's.
+    for through, name in ((1, "loss"), (0, "logits")):
+        what = t(f"{GPT_NAME}，带 targets，对 {name} 做 backward", f"{GPT_NAME} with targets, backward through the {name}")
+        expect_backward_through(sub, ref, state, [[full, full_targets]], through, what)
+
+
+def expect_backward_through(sub, ref, state, inputs, through: int, what):
+    got = forward(sub, state, inputs, backward=True, backward_through=through)
+    want = forward(ref, state, inputs, backward=True, backward_through=through)
+    expect_grads(got, want, what=what)
 
 
 @pytest.mark.points(2)

@@ -121,4 +121,4 @@ def test_keeps_the_dtype(sub, ref):
 @pytest.mark.points(1)
 def test_batch_dims_none_or_two(sub, ref):
     """定义域里的输入：没有或有几个批维度、T = 1、float64、转置、切片和广播的视图 / inputs from the whole domain: no batch dim or several, T = 1, float64, transposed, sliced and expanded views"""
-    expect_function(sub, ref, "weighted_sum", seed=203)
+    expect_function(sub, ref, "weighted_sum", seed=203, backward=True)

@@ -19,6 +19,13 @@ def call(fn: str, *args, **kwargs) -> dict:
     return {"op": "call", "fn": fn, "args": list(args), "kwargs": dict(kwargs)}
 
 
+def call_backward(fn: str, *args) -> dict:
+    """Request: call ``fn`` with these arguments, its floating tensors
+    differentiated, then back-propagate through the result (``_loss``): the
+    answer carries the gradient of each argument (None for the others)."""
+    return dict(call(fn, *args), backward=True)
+
+
 def module(
     cls: str,
     init: dict | list,
@@ -31,6 +38,7 @@ def module(
     standins: tuple = (),
     method: str = "forward",
     tuple_out: bool = False,
+    backward_through: int = 0,
 ) -> dict:
     """Request: build ``cls(*init)`` (a list: positional, as a model calls it)
     or ``cls(**init)`` (a dict), with the classes named in ``standins`` meaning
@@ -41,9 +49,10 @@ def module(
     method returns a tuple (``(logits, loss)``), which comes back as a list;
     without it a tuple is a wrong answer like any other non-tensor.
 
-    With ``backward`` half the squared sum of the first output (of its first
-    element, for a tuple) is back-propagated and the gradients of every
-    parameter and of the first input (when it is floating point) are returned.
+    With ``backward`` half the squared sum of the first output (of its
+    element ``backward_through``, for a tuple: 1 is GPT's loss) is
+    back-propagated and the gradients of every parameter and of the first
+    input (when it is floating point) are returned.
     """
     return {
         "op": "module",
@@ -58,6 +67,7 @@ def module(
         "standins": list(standins),
         "method": method,
         "tuple_out": tuple_out,
+        "backward_through": backward_through,
     }
 
 
@@ -105,22 +115,25 @@ class BackwardFailed(RuntimeError):
         self.frames = frames  # [(filename, lineno, line)]
 
 
-def _loss(out) -> torch.Tensor:
+def _loss(out, through: int = 0) -> torch.Tensor:
     # A loss whose gradient is the output itself: no parameter can hide
     # behind a symmetry that a plain sum would have. Of a tuple (logits, loss),
-    # the first element: the gradients do not depend on how the loss is written.
+    # element ``through``: the first, the logits, unless a check asks for the
+    # loss. Entries that are not finite (a mask's -inf) count as 0: masked_fill,
+    # torch.where and an added mask of -inf then pass back the same gradient.
     if isinstance(out, (tuple, list)):
-        out = out[0]
+        out = out[through]
+    out = torch.where(torch.isfinite(out), out, torch.zeros((), dtype=out.dtype))
     return out.pow(2).sum() / 2
 
 
-def _forward_backward(m, args: list):
+def _forward_backward(m, args: list, through: int = 0):
     """``m(*args)``, back-propagated through ``_loss``; on an error in backward,
     ``BackwardFailed`` with the forward lines behind it. An error in forward
     is the forward's, with its own traceback."""
     out = m(*args)
     try:
-        _loss(out).backward()
+        _loss(out, through).backward()
         return out
     except RuntimeError as exc:
         message = str(exc).split(" Hint: enable anomaly detection")[0]
@@ -132,7 +145,7 @@ def _forward_backward(m, args: list):
         warnings.simplefilter("always")
         try:
             with torch.autograd.detect_anomaly(check_nan=False):
-                _loss(m(*args)).backward()
+                _loss(m(*args), through).backward()
         except RuntimeError:
             pass
     for w in caught:
@@ -146,6 +159,8 @@ def execute(namespace, request: dict) -> dict:
     response. Exceptions propagate: the caller decides how to report them."""
     if request["op"] == "call":
         fn = getattr(namespace, request["fn"])
+        if request.get("backward"):
+            return _call_backward(fn, request["args"])
         value = fn(*request["args"], **request["kwargs"])
         # The arguments go back too, as the call left them: a check can tell
         # whether the function changed its input in place. And which of them
@@ -157,6 +172,18 @@ def execute(namespace, request: dict) -> dict:
     if request["op"] == "example":
         return _run_example(namespace, request["source"])
     raise ValueError(f"unknown op {request['op']!r}")
+
+
+def _call_backward(fn, args: list) -> dict:
+    args = [_input_to_differentiate(a) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+    value = fn(*args)
+    if isinstance(value, torch.Tensor) and value.requires_grad:
+        _forward_backward(lambda *_: value, args)
+    # A result that does not depend on the arguments at all passes back no
+    # gradient (None): where the true one is 0 (causal_weights at T = 1 made
+    # with ones_like), the check takes None for 0.
+    grads = [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in args]
+    return {"value": value.detach() if isinstance(value, torch.Tensor) else value, "args": [a.detach() if isinstance(a, torch.Tensor) else a for a in args], "shares": [False] * len(args), "grads": grads}
 
 
 def _shares_memory(value, arg) -> bool:
@@ -231,7 +258,7 @@ def _run_module(namespace, request: dict) -> dict:
             first = args[0]
             if first.is_floating_point():
                 args[0] = first = _input_to_differentiate(first)
-            out = _forward_backward(run, args)
+            out = _forward_backward(run, args, request.get("backward_through", 0))
             input_grad = first.grad if first.requires_grad else None
         else:
             with torch.no_grad():

@@ -74,7 +74,10 @@ def _plain_arg(value):
 
 def _plain_response(response: dict, tuple_out: bool = False) -> dict:
     if "value" in response:
-        return {"value": _plain(response["value"]), "args": [_plain(a) for a in response.get("args", [])], "shares": [v is True for v in response.get("shares", [])]}
+        plain = {"value": _plain(response["value"]), "args": [_plain(a) for a in response.get("args", [])], "shares": [v is True for v in response.get("shares", [])]}
+        if "grads" in response:  # ops.call_backward
+            plain["grads"] = [_plain(g) for g in response["grads"]]
+        return plain
     response = dict(response)
     if "outs" in response:
         # Where the check asked for a tuple (ops.module's tuple_out), such as

@@ -87,7 +87,13 @@ def validated(response: dict) -> dict:
         # Every exercise function returns a tensor: a number is a wrong answer, not a check's problem.
         if type(value) in (int, float, bool):
             raise _bad_type(type(value).__name__)
-        return {"value": _tensor(value), "args": args, "shares": shares}
+        out = {"value": _tensor(value), "args": args, "shares": shares}
+        if "grads" in response:  # ops.call_backward: a gradient (or None) per argument
+            grads = response["grads"]
+            if not isinstance(grads, list) or len(grads) != len(args):
+                raise SubmissionFault(malformed())
+            out["grads"] = [_tensor(g, allow_none=True) for g in grads]
+        return out
     if "example" in response:
         return {"example": _example_value(response["example"])}
     if "missing" in response:

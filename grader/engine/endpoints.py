@@ -49,6 +49,12 @@ class Endpoint:
             raise SubmissionFault(malformed())
         return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"], response["parts"])
 
+    def call_backward(self, fn: str, *args) -> tuple:
+        """``fn(*args)`` back-propagated (``ops.call_backward``): (the value,
+        the gradient of each argument or None)."""
+        response = self.request(ops.call_backward(fn, *args))
+        return response["value"], response.get("grads", [None] * len(args))
+
     def example(self, source: list):
         """The value of a docstring's example run in this side's module (``ops.example``)."""
         return self.request(ops.example(source))["example"]

@@ -2,6 +2,7 @@
 zh: 掩码没有要遮的格子时（T = 1），causal_mask 返回 scores.detach()，它是与输入共用内存的视图。
 """
 # diagnosis: The result is the tensor passed in (or a view sharing its memory)
+# diagnosis: the graph is cut
 import torch
 
 

@@ -2,6 +2,7 @@
 zh: 键、查询、值三个线性层用了 bias=True。
 """
 # marked: release-set-2
+# diagnosis: Parameters the contract does not have
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
