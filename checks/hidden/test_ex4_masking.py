@@ -74,8 +74,8 @@ def test_input_left_unchanged(sub, ref):
 def test_float64(sub, ref):
     """float64 进，float64 出 / float64 in, float64 out"""
     with caused_by(lambda: mask_behind_weights(sub, drawn("causal_weights", 49, 3, dtype=torch.float64))):
-        expect_function(sub, ref, "causal_weights", seed=49, n=3, dtype=torch.float64)
-    expect_function(sub, ref, "causal_mask", seed=56, n=2, dtype=torch.float64)
+        expect_function(sub, ref, "causal_weights", seed=49, n=1, dtype=torch.float64)
+    expect_function(sub, ref, "causal_mask", seed=56, n=1, dtype=torch.float64)
 
 
 @pytest.mark.points(1)

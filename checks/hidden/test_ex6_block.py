@@ -38,12 +38,9 @@ def test_many_heads(sub, ref):
 def test_attention_dropout_off_in_eval(sub, ref):
     """dropout 传给每个头；eval 模式下没有 dropout / dropout is passed on to every head; none in eval mode"""
     init = [12, 2, 6, 0.5]  # heads of 6: not the public checks' 4
-    state, x = mha_state(12, 2, seed=83), randn(2, 4, 12, seed=84)
-    what = t("MultiHeadAttention(12, 2, 6, dropout=0.5)，eval 模式", "MultiHeadAttention(12, 2, 6, dropout=0.5) in eval mode")
-    got = sub.module("MultiHeadAttention", init=init, state=state, inputs=[x], standins=MHA_STANDINS)
-    want = ref.module("MultiHeadAttention", init=init, state=state, inputs=[x], standins=MHA_STANDINS)
-    expect_parts(got, want, what)
-    expect_close(got.outs[0], want.outs[0], what=what)
+    state = mha_state(12, 2, seed=83)
+    # Over the domain: eval draws (no dropout), train draws (dropout, backward),
+    # the heads built with the contract's four arguments on every draw.
     expect_module(sub, ref, "MultiHeadAttention", seed=84, init=init, state=state, default_init=init[:3], standins=MHA_STANDINS, n_embd=12, block_size=6)
 
 
@@ -53,40 +50,27 @@ def test_feed_forward_other_size_and_eval(sub, ref):
     n = 5
     init = [n, 0.5]
     state = ffwd_state(n, seed=85)
-    x = randn(3, 2, n, seed=86)
-    expect_close(
-        sub.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
-        ref.module("FeedForward", init=init, state=state, inputs=[x]).outs[0],
-        what=t("FeedForward(5, dropout=0.5)，eval 模式", "FeedForward(5, dropout=0.5) in eval mode"),
-    )
     expect_module(sub, ref, "FeedForward", seed=86, init=init, state=state, default_init=[n], n_embd=n)
 
 
 @pytest.mark.points(1)
 def test_block_gradients(sub, ref):
     """梯度传到 Block 的每个参数 / gradients reach every parameter of the Block"""
-    init = [8, 2, 6]
-    state, x = block_state(8, seed=87), randn(2, 5, 8, seed=88)
-    what = t("Block 各参数的梯度（ln1、ln2、sa、ffwd）", "the gradients of the Block's parameters (ln1, ln2, sa, ffwd)")
-    got = sub.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, backward=True)
-    want = ref.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, backward=True)
-    expect_parts(got, want, what)
-    expect_grads(got, want, what=what)
-    # Over the domain, in train mode too: built on the stand-ins, which drop
-    # nothing, a Block in train mode computes what it does in eval mode.
-    expect_module(sub, ref, "Block", seed=88, init=[*init, 0.25], state=state, exact_in_train=True, standins=BLOCK_STANDINS, n_embd=8, block_size=6)
+    block_sweep(sub, ref)
+
+
+def block_sweep(sub, ref, only=None):
+    """The Block's domain, one batch for the checks that share it, in train
+    mode too: built on the stand-ins, which drop nothing, a Block in train
+    mode computes what it does in eval mode."""
+    expect_module(sub, ref, "Block", seed=88, init=[8, 2, 6, 0.25], state=block_state(8, seed=87), exact_in_train=True, standins=BLOCK_STANDINS, only=only, n_embd=8, block_size=6)
 
 
 @pytest.mark.points(1)
 def test_block_float64(sub, ref):
     """float64 进，float64 出 / float64 in, float64 out"""
-    init = [6, 2, 4]
-    state, x = block_state(6, seed=89, dtype=torch.float64), randn(2, 4, 6, seed=90, dtype=torch.float64)
-    expect_close(
-        sub.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, dtype=torch.float64).outs[0],
-        ref.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, dtype=torch.float64).outs[0],
-        what=t("整个 Block 转成 float64", "the whole Block in float64"),
-    )
+    # The float64 draws of the Block's domain (.double()), shared with test_block_gradients.
+    block_sweep(sub, ref, only=lambda draw: draw.dtype == torch.float64)
 
 
 @pytest.mark.points(1)

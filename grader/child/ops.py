@@ -71,6 +71,14 @@ def module(
     }
 
 
+def batch(requests: list) -> dict:
+    """Request: several requests in one round trip, answered in order (a
+    check's draws of its domain: one exchange with the child instead of one
+    each). In a child each is answered on its own: one that raises is
+    answered with its error, and the others still run."""
+    return {"op": "batch", "requests": list(requests)}
+
+
 def example(source: list) -> dict:
     """Request: run a stub docstring's example as written (``source``: its
     statements, each a string, the last an expression whose printed value the
@@ -171,6 +179,8 @@ def execute(namespace, request: dict) -> dict:
         return _run_module(namespace, request)
     if request["op"] == "example":
         return _run_example(namespace, request["source"])
+    if request["op"] == "batch":
+        return {"batch": [execute(namespace, r) for r in request["requests"] if r.get("op") != "batch"]}
     raise ValueError(f"unknown op {request['op']!r}")
 
 

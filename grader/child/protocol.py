@@ -36,6 +36,7 @@ from grader.text import visible
 
 MAX_MESSAGE = 8 * 1024 * 1024  # a message bigger than this is refused unread (real ones are a few KB)
 MAX_DEPTH = 32  # nesting of containers in a message
+MAX_BUILT = 8 * MAX_MESSAGE  # bytes of tensors one message may make (several may name the same bytes)
 _HEADER = struct.Struct(">Q")
 _JSON_LEN = struct.Struct(">I")
 DTYPES = {
@@ -78,29 +79,41 @@ def _flat(t: torch.Tensor) -> torch.Tensor:
 
 
 def encode(obj, layouts: bool = False) -> bytes:
-    """``obj`` as one message; ``layouts``: tensors keep their strides."""
+    """``obj`` as one message; ``layouts``: tensors keep their strides. A
+    tensor that appears more than once (one state dict in every request of a
+    batch) is written once, and each appearance names the same bytes (the
+    reader makes a tensor of its own for each)."""
     blobs: list[bytes] = []
     offset = 0
+    written: dict[int, dict] = {}  # id of a tensor of obj -> its header entry (obj keeps it alive meanwhile)
 
     def walk(o, depth=0):
-        nonlocal offset
-        if depth > MAX_DEPTH:
-            raise ValueError("nested too deeply")
         if isinstance(o, torch.Tensor):
-            t = o.detach().cpu()
-            if str(t.dtype) not in DTYPES:
-                raise TypeError(f"cannot send a tensor of {t.dtype}")
-            span = _span(t) if layouts else None
-            if span is not None:
-                storage = torch.as_strided(t, (span,), (1,), t.storage_offset())
-                raw = storage.contiguous().view(torch.uint8).numpy().tobytes()
-                blobs.append(raw)
-                start, offset = offset, offset + len(raw)
-                return {"$t": [start, len(raw), str(t.dtype), list(t.shape), list(t.stride()), 0]}
-            raw = _flat(t).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # flat: a 0-dim tensor (a loss) has no bytes view
+            if id(o) not in written:
+                written[id(o)] = tensor(o)
+            return written[id(o)]
+        return other(o, depth)
+
+    def tensor(o: torch.Tensor) -> dict:
+        nonlocal offset
+        t = o.detach().cpu()
+        if str(t.dtype) not in DTYPES:
+            raise TypeError(f"cannot send a tensor of {t.dtype}")
+        span = _span(t) if layouts else None
+        if span is not None:
+            storage = torch.as_strided(t, (span,), (1,), t.storage_offset())
+            raw = storage.contiguous().view(torch.uint8).numpy().tobytes()
             blobs.append(raw)
             start, offset = offset, offset + len(raw)
-            return {"$t": [start, len(raw), str(t.dtype), list(t.shape)]}
+            return {"$t": [start, len(raw), str(t.dtype), list(t.shape), list(t.stride()), 0]}
+        raw = _flat(t).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # flat: a 0-dim tensor (a loss) has no bytes view
+        blobs.append(raw)
+        start, offset = offset, offset + len(raw)
+        return {"$t": [start, len(raw), str(t.dtype), list(t.shape)]}
+
+    def other(o, depth):
+        if depth > MAX_DEPTH:
+            raise ValueError("nested too deeply")
         if isinstance(o, dict):
             return {"$d": {str(k): walk(v, depth + 1) for k, v in o.items()}}
         if isinstance(o, (list, tuple)):
@@ -122,6 +135,7 @@ def decode(data: bytes):
     except Exception as exc:  # noqa: BLE001 - any failure means "not a message"
         raise ProtocolError(f"unreadable message: {type(exc).__name__}") from None
     blob = memoryview(data)[4 + n :]
+    built = [0]
 
     def build(o, depth=0):
         if depth > MAX_DEPTH:
@@ -132,7 +146,11 @@ def decode(data: bytes):
             if set(o) == {"$d"} and isinstance(o["$d"], dict):
                 return {visible(k): build(v, depth + 1) for k, v in o["$d"].items()}
             if set(o) == {"$t"}:
-                return _tensor(o["$t"], blob)
+                spec = o["$t"]
+                built[0] += spec[1] if isinstance(spec, list) and len(spec) > 1 and type(spec[1]) is int else 0
+                if built[0] > MAX_BUILT:
+                    raise ProtocolError("unreadable message: its tensors name more bytes than any message needs")
+                return _tensor(spec, blob)
             raise ProtocolError("unreadable message: unknown object")
         if type(o) is str:
             return visible(o)

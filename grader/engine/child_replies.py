@@ -76,8 +76,14 @@ def _tensor(value, allow_none: bool = False):
     return value
 
 
-def validated(response: dict) -> dict:
-    """Check the shape of a child's response before any check sees it."""
+def validated(response: dict, expected: int | None = None) -> dict:
+    """Check the shape of a child's response before any check sees it.
+    ``expected``: the number of answers a batch request must get."""
+    if expected is not None:
+        answers = response.get("batch")
+        if not isinstance(answers, list) or len(answers) != expected or not all(isinstance(a, dict) for a in answers):
+            raise SubmissionFault(malformed())
+        return {"batch": [a if set(a) == {"error"} else validated(a) for a in answers]}
     if "value" in response:
         value = response["value"]
         args, shares = response.get("args"), response.get("shares")

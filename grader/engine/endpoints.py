@@ -42,12 +42,25 @@ class Endpoint:
     def module(self, cls: str, **kwargs) -> ModuleRun:
         """Build ``cls`` and run it (see ``ops.module``). An output is a tensor,
         or with ``tuple_out=True`` a list of tensors and Nones."""
-        response = self.request(ops.module(cls, **kwargs))
-        if "missing" in response:
-            raise SubmissionFault(_contract_fault(cls, response))
-        if not kwargs.get("tuple_out") and any(isinstance(o, list) for o in response["outs"]):
-            raise SubmissionFault(malformed())
-        return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"], response["parts"])
+        return _module_run(cls, kwargs, self.request(ops.module(cls, **kwargs)))
+
+    def modules(self, cls: str, runs: list) -> list:
+        """``module(cls, **kwargs)`` for each ``kwargs`` of ``runs``, in one
+        round trip (``ops.batch``): a ModuleRun each, or the SubmissionFault
+        that run met (``domain.unpack`` raises it where a check looks at it)."""
+        answers = self.request(ops.batch([ops.module(cls, **kwargs) for kwargs in runs]))["batch"]
+        return [_or_fault(lambda: _module_run(cls, kwargs, answer), answer) for kwargs, answer in zip(runs, answers)]
+
+    def calls(self, fn: str, arg_lists: list, backward: bool = False) -> list:
+        """``fn(*args)`` for each ``args`` of ``arg_lists``, in one round trip
+        (``ops.batch``): the values, or with ``backward`` (value, gradients)
+        pairs as ``call_backward`` gives them; a SubmissionFault for a call
+        that raised (``domain.unpack``)."""
+        make = ops.call_backward if backward else ops.call
+        answers = self.request(ops.batch([make(fn, *args) for args in arg_lists]))["batch"]
+        if not backward:
+            return [_or_fault(lambda: answer["value"], answer) for answer in answers]
+        return [_or_fault(lambda: (answer["value"], answer.get("grads", [None] * len(args))), answer) for answer, args in zip(answers, arg_lists)]
 
     def call_backward(self, fn: str, *args) -> tuple:
         """``fn(*args)`` back-propagated (``ops.call_backward``): (the value,
@@ -66,6 +79,24 @@ class Endpoint:
 
     def request(self, request: dict) -> dict:
         raise NotImplementedError
+
+
+def _or_fault(make, answer):
+    """``make()``, or the fault a batch's answer already is."""
+    if isinstance(answer, SubmissionFault):
+        return answer
+    try:
+        return make()
+    except SubmissionFault as fault:
+        return fault
+
+
+def _module_run(cls: str, kwargs: dict, response: dict) -> ModuleRun:
+    if "missing" in response:
+        raise SubmissionFault(_contract_fault(cls, response))
+    if "outs" not in response or (not kwargs.get("tuple_out") and any(isinstance(o, list) for o in response["outs"])):
+        raise SubmissionFault(malformed())
+    return ModuleRun(response["outs"], response["grads"], response["input_grad"], response["params"], response["parts"])
 
 
 def _contract_fault(cls: str, response: dict) -> Fault:

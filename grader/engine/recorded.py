@@ -21,11 +21,18 @@ def request_key(request: dict) -> str:
     """A stable hash of a request: same inputs, same key, in any process."""
     h = hashlib.sha256()
     update = h.update
+    fed: dict[int, int] = {}  # id of a tensor of the request -> the order it was first fed in
 
     def feed(obj):
         # Tensors first: a request is mostly state dicts of them (a batch hashes
-        # every reference request of every student: this loop is hot).
+        # every reference request of every student: this loop is hot). A
+        # tensor met again (one state in every request of a batch) is fed as
+        # a reference to its first appearance: the same key for the same request.
         if isinstance(obj, torch.Tensor):
+            if id(obj) in fed:
+                update(b"R%d" % fed[id(obj)])
+                return
+            fed[id(obj)] = len(fed)
             t = obj.detach()
             update(b"T%s%s" % (str(t.dtype).encode(), str(tuple(t.shape)).encode()))
             if t.numel():

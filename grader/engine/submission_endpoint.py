@@ -261,4 +261,9 @@ class SubmissionEndpoint(Endpoint):
         self.answered = True
         if "error" in response:
             raise SubmissionFault(describe_error(response["error"], self.file))
-        return validated(response)
+        if request.get("op") != "batch":
+            return validated(response)
+        # A batch's answers: an error answers its own request only, as the
+        # fault the check meets when it looks at that one (endpoints.unpack).
+        answers = validated(response, len(request["requests"]))["batch"]
+        return {"batch": [SubmissionFault(describe_error(a["error"], self.file)) if set(a) == {"error"} else a for a in answers]}
