@@ -3,16 +3,19 @@
 Every example in a stub's docstring (``>>>`` lines and the value they print)
 is a public check worth a point: a student reads it as a promise, so it is run
 exactly as written, in the student's module, and its value compared with the
-reference's (the same text run in the solution). ``doctest``'s parser reads
-the examples; each value shown is one comparison, with the statements before
-it in the same docstring (``scores = ...``) run first.
+reference's (the same text run in the solution). Each value shown is one
+comparison, with the statements before it in the same docstring
+(``scores = ...``) run first.
+
+An example of functions alone runs in the grading process, each of its
+calls a request to the child answered and checked like any other; one that
+builds a module runs in the child (``ops.example``).
 
 A check holds its docstring's example as text (``EXAMPLE = '''...'''``):
 ``tests/test_worked_examples.py`` fails when an example of a stub has no
 check that holds it, or when the reference does not print what the
 docstring shows.
 """
-import doctest
 import textwrap
 
 import torch
@@ -24,25 +27,86 @@ from grader.text import t
 def examples(block: str) -> list[tuple[list[str], str]]:
     """The examples of ``block`` (a docstring's, or part of one): for each
     value shown, (the statements to run, the last an expression; what the
-    docstring shows)."""
-    source, out = [], []
-    for example in doctest.DocTestParser().get_examples(textwrap.dedent(block)):
-        source.append(example.source.strip())
-        if example.want:
-            out.append((list(source), example.want.strip()))
-    return out
+    docstring shows). Read as doctest reads them (``>>>`` and ``...``
+    lines, then the lines shown, up to a blank line or the next ``>>>``),
+    without importing doctest, which would cost every grading process 6 ms
+    (it brings pdb and unittest along)."""
+    source, out, shown = [], [], None
+    for line in textwrap.dedent(block).splitlines() + [""]:
+        text = line.strip()
+        if text.startswith(">>>") or (text.startswith("...") and shown is None and source):
+            if shown:
+                out.append((list(source), "\n".join(shown)))
+            shown = None
+            if text.startswith(">>>"):
+                source.append(text[4:])
+            else:
+                source[-1] += "\n" + text[4:]
+        elif text and source:
+            shown = (shown or []) + [line.rstrip()]
+        elif shown:
+            out.append((list(source), "\n".join(shown)))
+            shown = None
+    return [(src, textwrap.dedent(text).strip()) for src, text in out]
 
 
-def expect_example(sub, ref, block: str, diagnoses: dict | None = None, check_dtype: bool = True) -> None:
+def expect_example(sub, ref, block: str, diagnoses: dict | None = None, check_dtype: bool = True, also: tuple = ()) -> list:
     """Run each example of ``block`` in the submission and in the reference,
     and fail unless every value the docstring shows comes out the same.
     ``diagnoses``: by the index of a shown value, what ``expect_close`` takes;
     ``check_dtype=False`` where the stub lets the dtype be any float
-    (``averaging_matrix``): the values are compared, not the dtype."""
-    for i, (source, shown) in enumerate(examples(block)):
+    (``averaging_matrix``): the values are compared, not the dtype.
+
+    ``also``: (class, ``ops.module`` arguments) of module runs asked in the
+    same round trip (a module's example shows a shape; the check then holds
+    its values with the grader's weights): their (got, want) ModuleRuns are
+    returned, for the check to compare, once every example has passed."""
+    from grader.child import ops
+    from grader.domain import unpack
+    from grader.engine.endpoints import module_run
+
+    shown_values = examples(block)
+    in_child = any(_builds_a_module(source) for source, _ in shown_values)
+    # A module's example runs in the child (only there can the module be
+    # built); one of functions alone runs here, its every call a request like
+    # any other check's, answered and checked as they are.
+    requests = [ops.example(source) for source, _ in shown_values if in_child] + [ops.module(cls, **kwargs) for cls, kwargs in also]
+    got_all = sub.request(ops.batch(requests))["batch"] if requests else []
+    want_all = ref.request(ops.batch(requests))["batch"] if requests else []
+    for i, (source, shown) in enumerate(shown_values):
         written = "\n".join(">>> " + line for line in source)
         what = t(f"文档里的例子\n{written}\n应当显示 {shown}", f"the docstring's example\n{written}\nwhich shows {shown}")
-        _expect_same(sub.example(source), ref.example(source), what, shown, (diagnoses or {}).get(i, ()), check_dtype)
+        if in_child:
+            got, want = unpack(got_all[i])["example"], want_all[i]["example"]
+        else:
+            got, want = _run_here(sub, source), _run_here(ref, source)
+        _expect_same(got, want, what, shown, (diagnoses or {}).get(i, ()), check_dtype)
+    got_all, want_all = got_all[len(shown_values) if in_child else 0 :], want_all[len(shown_values) if in_child else 0 :]
+    runs = []
+    for (cls, kwargs), got, want in zip(also, got_all, want_all):
+        runs.append((module_run(cls, kwargs, unpack(got)), module_run(cls, kwargs, want)))
+    return runs
+
+
+def _builds_a_module(source: list[str]) -> bool:
+    """Whether the example names a class (a capitalised name other than torch's)."""
+    import ast
+
+    return any(isinstance(node, ast.Name) and node.id[:1].isupper() for line in source for node in ast.walk(ast.parse(line)))
+
+
+def _run_here(endpoint, source: list[str]):
+    """The example run in this process, the exercise's functions answered by ``endpoint``."""
+    import ast
+
+    called = {node.func.id for line in source for node in ast.walk(ast.parse(line)) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    names = {"torch": torch}
+    names.update({name: (lambda fn: lambda *args, **kwargs: endpoint.call(fn, *args, **kwargs))(name) for name in called})
+    *statements, last = source
+    for statement in statements:
+        exec(compile(statement, "<docstring example>", "exec"), names)  # the grader's own text: its checks'
+    value = eval(compile(last, "<docstring example>", "eval"), names)
+    return value.detach() if isinstance(value, torch.Tensor) else value
 
 
 def _expect_same(got, want, what, shown: str, diagnoses, check_dtype: bool = True) -> None:

@@ -205,7 +205,8 @@ FEEDBACK = {
     "ex0_weighted_sum__tensor_subclass": ["Answer", "not a plain torch.Tensor"],
     "ex0_weighted_sum__torch_function": ["Chameleon", "not a plain torch.Tensor"],
     "ex0_weighted_sum__return_list": ["builtins.list", "not a plain torch.Tensor"],
-    "ex0_weighted_sum__return_numpy": ["numpy.ndarray", "not a plain torch.Tensor"],
+    # A check that back-propagates gives inputs that require grad: .numpy() itself raises there.
+    "ex0_weighted_sum__return_numpy": [("numpy.ndarray", "Can't call numpy() on Tensor that requires grad"), ("not a plain torch.Tensor", "your code raised RuntimeError")],
     "ex0_weighted_sum__return_pickle_dict": ["builtins.dict", "not a plain torch.Tensor"],
     "ex0_weighted_sum__pickle_payload": ["could not be read safely"],
     "ex0_weighted_sum__zip_bomb": ["could not be read safely"],

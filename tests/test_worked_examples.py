@@ -109,3 +109,32 @@ def test_an_example_run_on_code_that_gets_it_wrong_fails(tmp_path):
     assert not torch.allclose(got, want)
     scores = torch.randn(2, 5, 5, generator=torch.Generator().manual_seed(1))
     assert torch.allclose(module.causal_weights(scores), reference.causal_weights(scores))
+
+
+def test_the_examples_are_read_as_doctest_reads_them():
+    """grader/worked_examples.py reads examples without importing doctest (it
+    would cost every grading process 6 ms): on every block of the stubs and
+    the checks, and on a few made up, it reads what doctest's parser reads."""
+    import textwrap
+
+    def doctest_reads(block):
+        source, out = [], []
+        for example in doctest.DocTestParser().get_examples(textwrap.dedent(block)):
+            source.append(example.source.strip())
+            if example.want:
+                out.append((list(source), example.want.strip()))
+        return out
+
+    blocks = [
+        ">>> x = 1\n>>> f(x)\n3\n\n>>> g(\n...     x)\n[1,\n 2]\n>>> h()\n",
+        "    >>> a = 2\n    >>> a\n    2\n    text after a blank\n",
+    ]
+    for path in [*(ROOT / "exercises").glob("*.py"), *(ROOT / "checks" / "public").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                blocks.append(ast.get_docstring(node, clean=True) or "")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ">>>" in node.value:
+                blocks.append(node.value)
+    assert sum(">>>" in b for b in blocks) > 20
+    for block in blocks:
+        assert examples(block) == doctest_reads(block), block

@@ -119,11 +119,11 @@ torch.Size([3, 5, 2])
 @pytest.mark.points(1)
 def test_docstring_example(sub, ref):
     """文档里的例子：Head(n_embd=4, head_size=2, block_size=8) 的输出形状 / the docstring's example: the output shape of Head(n_embd=4, head_size=2, block_size=8)"""
-    expect_example(sub, ref, EXAMPLE)
     # The example's head with the contract's weights loaded: the values, not only the shape.
     init, state, x = dict(n_embd=4, head_size=2, block_size=8), _head_state(4, 2, seed=5), randn(3, 5, 4, seed=6)
+    ((got, want),) = expect_example(sub, ref, EXAMPLE, also=[("Head", dict(init=init, state=state, inputs=[x]))])
     expect_close(
-        sub.module("Head", init=init, state=state, inputs=[x]).outs[0],
-        ref.module("Head", init=init, state=state, inputs=[x]).outs[0],
+        got.outs[0],
+        want.outs[0],
         what=t("文档里例子的 Head(n_embd=4, head_size=2, block_size=8)，装上评分程序的权重，x 形状 (3, 5, 4)", "the docstring's Head(n_embd=4, head_size=2, block_size=8) with the grader's weights loaded, on x of shape (3, 5, 4)"),
     )

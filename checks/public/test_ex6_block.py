@@ -118,30 +118,29 @@ torch.Size([2, 3, 8])
 @pytest.mark.points(1)
 def test_docstring_example_multi_head_attention(sub, ref):
     """文档里的例子：MultiHeadAttention 的输出形状 / the docstring's example: MultiHeadAttention's output shape"""
-    expect_example(sub, ref, MHA_EXAMPLE)
-    expect_example_values(sub, ref, "MultiHeadAttention", dict(n_embd=8, n_head=2, block_size=4), mha_state(8, 2, seed=7), (1, 3, 8), standins=MHA_STANDINS)
+    expect_example_values(sub, ref, MHA_EXAMPLE, "MultiHeadAttention", dict(n_embd=8, n_head=2, block_size=4), mha_state(8, 2, seed=7), (1, 3, 8), standins=MHA_STANDINS)
 
 
 @pytest.mark.points(1)
 def test_docstring_example_feed_forward(sub, ref):
     """文档里的例子：FeedForward 的输出形状 / the docstring's example: FeedForward's output shape"""
-    expect_example(sub, ref, FFWD_EXAMPLE)
-    expect_example_values(sub, ref, "FeedForward", dict(n_embd=8), ffwd_state(8, seed=8), (2, 3, 8))
+    expect_example_values(sub, ref, FFWD_EXAMPLE, "FeedForward", dict(n_embd=8), ffwd_state(8, seed=8), (2, 3, 8))
 
 
 @pytest.mark.points(1)
 def test_docstring_example_block(sub, ref):
     """文档里的例子：Block 的输出形状 / the docstring's example: Block's output shape"""
-    expect_example(sub, ref, BLOCK_EXAMPLE)
-    expect_example_values(sub, ref, "Block", dict(n_embd=8, n_head=2, block_size=4), block_state(8, seed=9), (2, 3, 8), standins=BLOCK_STANDINS)
+    expect_example_values(sub, ref, BLOCK_EXAMPLE, "Block", dict(n_embd=8, n_head=2, block_size=4), block_state(8, seed=9), (2, 3, 8), standins=BLOCK_STANDINS)
 
 
-def expect_example_values(sub, ref, cls: str, init: dict, state: dict, shape: tuple, standins: tuple = ()) -> None:
-    """The docstring example's module with the contract's weights loaded: the values, not only the shape."""
+def expect_example_values(sub, ref, example: str, cls: str, init: dict, state: dict, shape: tuple, standins: tuple = ()) -> None:
+    """The docstring's example as written, then its module with the contract's
+    weights loaded (in the same round trip): the values, not only the shape."""
     x = randn(*shape, seed=10)
     args = ", ".join(f"{k}={v}" for k, v in init.items())
+    ((got, want),) = expect_example(sub, ref, example, also=[(cls, dict(init=init, state=state, inputs=[x], standins=standins))])
     expect_close(
-        sub.module(cls, init=init, state=state, inputs=[x], standins=standins).outs[0],
-        ref.module(cls, init=init, state=state, inputs=[x], standins=standins).outs[0],
+        got.outs[0],
+        want.outs[0],
         what=t(f"文档里例子的 {cls}({args})，装上评分程序的权重，x 形状 {shape}", f"the docstring's {cls}({args}) with the grader's weights loaded, on x of shape {shape}"),
     )

@@ -192,11 +192,9 @@ torch.Size([1, 8])
 @pytest.mark.points(1)
 def test_docstring_example(sub, ref):
     """文档里的例子：logits 的形状、没有 targets 时 loss 是 None、generate 的形状 / the docstring's example: the shape of the logits, loss None without targets, generate's shape"""
-    expect_example(sub, ref, EXAMPLE)
     # The example's model with the contract's weights loaded: the logits, not only their shape.
     init, idx = [10, 8, 2, 2, 4], torch.zeros(1, 3, dtype=torch.long)
     state = gpt_state(10, 8, 2, 4, seed=11)
+    ((got, want),) = expect_example(sub, ref, EXAMPLE, also=[("GPT", dict(init=init, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True))])
     what = t("文档里例子的 GPT(10, 8, 2, 2, 4)，装上评分程序的权重，idx 全为 0，形状 (1, 3)", "the docstring's GPT(10, 8, 2, 2, 4) with the grader's weights loaded, on idx of zeros of shape (1, 3)")
-    got = sub.module("GPT", init=init, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True).outs[0]
-    want = ref.module("GPT", init=init, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True).outs[0]
-    expect_close(logits_and_loss(got, what)[0], want[0], what=what)
+    expect_close(logits_and_loss(got.outs[0], what)[0], want.outs[0][0], what=what)

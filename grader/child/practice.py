@@ -34,7 +34,7 @@ class Drill(nn.Module):
         self.parts = nn.ModuleList([standins.Block(n, 1, 8, rate), standins.Attention(n, 1, 8, rate)])
         self.register_buffer("upper", torch.ones(8, 8).triu())
 
-    def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None):
+    def forward(self, x: torch.Tensor, labels: torch.Tensor | None = None):
         if not x.is_floating_point():
             x = self.table(x) + self.table(torch.arange(x.shape[-1]) % self.table.num_embeddings)
         T = x.shape[-2]
@@ -42,18 +42,18 @@ class Drill(nn.Module):
         s = (y @ self.biased(x).transpose(-2, -1)).masked_fill(self.upper[:T, :T] == 0, float("-inf"))
         out = self.drop(torch.softmax(s, dim=-2)) @ y
         out = torch.cat([out, F.softmax(out, dim=-1)], dim=-1)
-        if targets is None:
-            return out, None
-        B, T, C = out.shape
-        return out, F.cross_entropy(out.view(B * T, C), targets.reshape(B * T) % C)
+        if labels is not None:
+            flat = out.view(-1, out.shape[-1])
+            return out, F.cross_entropy(flat, labels.reshape(-1) % flat.shape[-1])
+        return out, None
 
     @torch.no_grad()
-    def generate(self, idx: torch.Tensor, max_new_tokens: int) -> torch.Tensor:
-        for _ in range(max_new_tokens):
-            out, _ = self(idx[:, -4:])
-            step = torch.multinomial(F.softmax(out[:, 0, : self.table.num_embeddings], dim=-1), num_samples=1)
-            idx = torch.cat((idx, step), dim=1)
-        return idx
+    def generate(self, ids: torch.Tensor, steps: int) -> torch.Tensor:
+        while steps > 0:
+            out, _ = self(ids[:, -4:])
+            drawn = torch.multinomial(F.softmax(out[:, 0, : self.table.num_embeddings], dim=-1), num_samples=1)
+            ids, steps = torch.cat((ids, drawn), dim=1), steps - 1
+        return ids
 
 
 def mixed(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

@@ -197,7 +197,7 @@ def _tensor(spec, blob: memoryview) -> torch.Tensor:
 
 
 def send(fd: int, obj, layouts: bool = False) -> None:
-    data = encode(obj, layouts)
+    data = encode(obj, layouts) if layouts else encode(obj)
     view = memoryview(data)
     while view:
         n = os.write(fd, view)

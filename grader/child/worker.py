@@ -81,7 +81,17 @@ def _answer(module, request: dict, filename: str) -> dict:
             raise ValueError("a batch inside a batch")
         return _plain_response(ops.execute(module, request), bool(request.get("tuple_out")))
     except Exception as exc:  # noqa: BLE001 - any error of the submission's is its answer
-        return {"error": describe(exc, filename)}
+        return {"error": _trimmed(describe(exc, filename))}
+
+
+def _trimmed(info) -> dict:
+    """An error of a batch's request, kept short: a batch answers several at
+    once, and their descriptions together must still fit one message."""
+    try:
+        lines = [[int(n), _text(line)[:200]] for n, line in list(info.get("lines", []))[:5]]
+        return {"type": _text(info.get("type"))[:200], "message": _text(info.get("message"))[:_MAX_TEXT], "lines": lines}
+    except Exception:  # noqa: BLE001 - a description the submission replaced may be anything
+        return {"type": "Exception", "message": "<an error that could not be described>", "lines": []}
 
 
 def _plain_response(response: dict, tuple_out: bool = False) -> dict:

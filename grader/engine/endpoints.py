@@ -42,14 +42,14 @@ class Endpoint:
     def module(self, cls: str, **kwargs) -> ModuleRun:
         """Build ``cls`` and run it (see ``ops.module``). An output is a tensor,
         or with ``tuple_out=True`` a list of tensors and Nones."""
-        return _module_run(cls, kwargs, self.request(ops.module(cls, **kwargs)))
+        return module_run(cls, kwargs, self.request(ops.module(cls, **kwargs)))
 
     def modules(self, cls: str, runs: list) -> list:
         """``module(cls, **kwargs)`` for each ``kwargs`` of ``runs``, in one
         round trip (``ops.batch``): a ModuleRun each, or the SubmissionFault
         that run met (``domain.unpack`` raises it where a check looks at it)."""
         answers = self.request(ops.batch([ops.module(cls, **kwargs) for kwargs in runs]))["batch"]
-        return [_or_fault(lambda: _module_run(cls, kwargs, answer), answer) for kwargs, answer in zip(runs, answers)]
+        return [_or_fault(lambda: module_run(cls, kwargs, answer), answer) for kwargs, answer in zip(runs, answers)]
 
     def calls(self, fn: str, arg_lists: list, backward: bool = False) -> list:
         """``fn(*args)`` for each ``args`` of ``arg_lists``, in one round trip
@@ -91,7 +91,8 @@ def _or_fault(make, answer):
         return fault
 
 
-def _module_run(cls: str, kwargs: dict, response: dict) -> ModuleRun:
+def module_run(cls: str, kwargs: dict, response: dict) -> ModuleRun:
+    """A module request's answer (``ops.module``) as a check reads it."""
     if "missing" in response:
         raise SubmissionFault(_contract_fault(cls, response))
     if "outs" not in response or (not kwargs.get("tuple_out") and any(isinstance(o, list) for o in response["outs"])):

@@ -32,7 +32,7 @@ _calls = [0]
 
 
 def _evil_encode(obj) -> bytes:
-    if not (isinstance(obj, dict) and "value" in obj):
+    if not (isinstance(obj, dict) and ("value" in obj or "batch" in obj)):  # a batch of answers too
         return _real_encode(obj)  # the "ready" message stays honest
     _calls[0] += 1
     if _calls[0] == 1:

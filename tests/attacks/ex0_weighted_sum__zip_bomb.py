@@ -19,7 +19,7 @@ _real_encode = protocol.encode
 
 
 def _bomb_encode(obj) -> bytes:
-    if not (isinstance(obj, dict) and "value" in obj):
+    if not (isinstance(obj, dict) and ("value" in obj or "batch" in obj)):  # a batch of answers too
         return _real_encode(obj)  # the "ready" message stays honest
     plain = io.BytesIO()
     torch.save(dict(obj, value=torch.zeros(16 * 1024**2, dtype=torch.uint8)), plain)
