@@ -66,22 +66,24 @@ def expect_example(sub, ref, block: str, diagnoses: dict | None = None, check_dt
     from grader.engine.endpoints import module_run
 
     shown_values = examples(block)
-    in_child = any(_builds_a_module(source) for source, _ in shown_values)
+    source = shown_values[-1][0]  # every statement up to the last value shown
+    shown = [len(statements) - 1 for statements, _ in shown_values]
+    in_child = _builds_a_module(source)
     # A module's example runs in the child (only there can the module be
     # built); one of functions alone runs here, its every call a request like
     # any other check's, answered and checked as they are.
-    requests = [ops.example(source) for source, _ in shown_values if in_child] + [ops.module(cls, **kwargs) for cls, kwargs in also]
+    requests = ([ops.example(source, shown)] if in_child else []) + [ops.module(cls, **kwargs) for cls, kwargs in also]
     got_all = sub.request(ops.batch(requests))["batch"] if requests else []
     want_all = ref.request(ops.batch(requests))["batch"] if requests else []
-    for i, (source, shown) in enumerate(shown_values):
-        written = "\n".join(">>> " + line for line in source)
-        what = t(f"文档里的例子\n{written}\n应当显示 {shown}", f"the docstring's example\n{written}\nwhich shows {shown}")
-        if in_child:
-            got, want = unpack(got_all[i])["example"], want_all[i]["example"]
-        else:
-            got, want = _run_here(sub, source), _run_here(ref, source)
-        _expect_same(got, want, what, shown, (diagnoses or {}).get(i, ()), check_dtype)
-    got_all, want_all = got_all[len(shown_values) if in_child else 0 :], want_all[len(shown_values) if in_child else 0 :]
+    if in_child:
+        got_values, want_values = unpack(got_all[0])["example"], want_all[0]["example"]
+        got_all, want_all = got_all[1:], want_all[1:]
+    else:
+        got_values, want_values = _run_here(sub, source, shown), _run_here(ref, source, shown)
+    for i, ((statements, text), got, want) in enumerate(zip(shown_values, got_values, want_values)):
+        written = "\n".join(">>> " + line for line in statements)
+        what = t(f"文档里的例子\n{written}\n应当显示 {text}", f"the docstring's example\n{written}\nwhich shows {text}")
+        _expect_same(got, want, what, text, (diagnoses or {}).get(i, ()), check_dtype)
     runs = []
     for (cls, kwargs), got, want in zip(also, got_all, want_all):
         runs.append((module_run(cls, kwargs, unpack(got)), module_run(cls, kwargs, want)))
@@ -95,18 +97,17 @@ def _builds_a_module(source: list[str]) -> bool:
     return any(isinstance(node, ast.Name) and node.id[:1].isupper() for line in source for node in ast.walk(ast.parse(line)))
 
 
-def _run_here(endpoint, source: list[str]):
+def _run_here(endpoint, source: list[str], shown: list[int]) -> list:
     """The example run in this process, the exercise's functions answered by ``endpoint``."""
     import ast
+
+    from grader.child.ops import run_statements
 
     called = {node.func.id for line in source for node in ast.walk(ast.parse(line)) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     names = {"torch": torch}
     names.update({name: (lambda fn: lambda *args, **kwargs: endpoint.call(fn, *args, **kwargs))(name) for name in called})
-    *statements, last = source
-    for statement in statements:
-        exec(compile(statement, "<docstring example>", "exec"), names)  # the grader's own text: its checks'
-    value = eval(compile(last, "<docstring example>", "eval"), names)
-    return value.detach() if isinstance(value, torch.Tensor) else value
+    values = run_statements(source, shown, names)  # the grader's own text: its checks'
+    return [value.detach() if isinstance(value, torch.Tensor) else value for value in values]
 
 
 def _expect_same(got, want, what, shown: str, diagnoses, check_dtype: bool = True) -> None:

@@ -79,12 +79,13 @@ def batch(requests: list) -> dict:
     return {"op": "batch", "requests": list(requests)}
 
 
-def example(source: list) -> dict:
+def example(source: list, shown: list) -> dict:
     """Request: run a stub docstring's example as written (``source``: its
-    statements, each a string, the last an expression whose printed value the
-    docstring shows), in the module's own names with ``torch``, and return
-    that value. The text is the grader's, read from the stub by the check."""
-    return {"op": "example", "source": list(source)}
+    statements in order, each a string), in the module's own names with
+    ``torch``, and return the value of each statement whose index is in
+    ``shown`` (expressions whose value the docstring shows). The text is the
+    grader's, from its checks."""
+    return {"op": "example", "source": list(source), "shown": list(shown)}
 
 
 # An example's value as it can cross the boundary: a shape is a list of ints.
@@ -98,15 +99,23 @@ def _plain(value):
     return {"bad_type": type(value).__name__}
 
 
-def _run_example(namespace, source: list) -> dict:
+def _run_example(namespace, source: list, shown: list) -> dict:
     names = dict(vars(namespace))
     names.setdefault("torch", torch)
     # The examples' torch.randn: the same numbers on both sides.
     torch.default_generator.manual_seed(0)
-    *statements, last = source
-    for statement in statements:
-        exec(compile(statement, "<docstring example>", "exec"), names)
-    return {"example": _plain(eval(compile(last, "<docstring example>", "eval"), names))}
+    return {"example": [_plain(value) for value in run_statements(source, shown, names)]}
+
+
+def run_statements(source: list, shown: list, names: dict) -> list:
+    """Run ``source`` in ``names``; the values of the statements at ``shown``."""
+    values = []
+    for i, statement in enumerate(source):
+        if i in shown:
+            values.append(eval(compile(statement, "<docstring example>", "eval"), names))
+        else:
+            exec(compile(statement, "<docstring example>", "exec"), names)
+    return values
 
 
 # What a request may call on a module: never a name a check did not mean.
@@ -178,7 +187,7 @@ def execute(namespace, request: dict) -> dict:
     if request["op"] == "module":
         return _run_module(namespace, request)
     if request["op"] == "example":
-        return _run_example(namespace, request["source"])
+        return _run_example(namespace, request["source"], request["shown"])
     if request["op"] == "batch":
         return {"batch": [execute(namespace, r) for r in request["requests"] if r.get("op") != "batch"]}
     raise ValueError(f"unknown op {request['op']!r}")

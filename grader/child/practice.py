@@ -73,7 +73,7 @@ def run() -> None:
     requests.append(ops.module("Drill", init=[4], inputs=[[idx, 3]], method="generate", seed=1))
     requests.append(ops.call_backward("mixed", torch.randn(2, 3), torch.randn(2, 3, 2)))
     requests.append(ops.call("mixed", torch.randn(3, 2).mT, torch.randn(2, 3, 2, dtype=torch.float64).float()))
-    requests.append(ops.example(["d = Drill(4)", "d(torch.zeros(1, 3, 4))[0].shape"]))
+    requests.append(ops.example(["d = Drill(4)", "d(torch.zeros(1, 3, 4))[0].shape"], [1]))
     batch = protocol.decode(protocol.encode(ops.batch(requests), layouts=True)[8:])
     namespace = type(torch)("practice")
     namespace.Drill, namespace.mixed = Drill, mixed
