@@ -62,7 +62,7 @@ def expect_example(sub, ref, block: str, diagnoses: dict | None = None, check_dt
     its values with the grader's weights): their (got, want) ModuleRuns are
     returned, for the check to compare, once every example has passed."""
     from grader.child import ops
-    from grader.domain import unpack
+    from grader.domain_checks import unpack
     from grader.engine.endpoints import module_run
 
     shown_values = examples(block)

@@ -11,10 +11,10 @@
     grades it; here the example alone, on the reference and on that file).
 """
 import ast
-import importlib.util
-import io
 import contextlib
 import doctest
+import importlib.util
+import io
 from pathlib import Path
 
 import pytest

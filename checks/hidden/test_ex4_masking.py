@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from grader.domain import expect_function
 from grader.checking import caused_by, expect, expect_close, fmt, pick, randn, t
+from grader.domain_checks import expect_function
 from grader.upstream import drawn, mask_behind_weights
 
 

@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from grader.domain import expect_module, unpack
-from grader.checking import caused_by, expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
+from grader.checking import caused_by, expect, expect_close, expect_grads, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
+from grader.domain_checks import expect_module, unpack
 from grader.upstream import forward_behind_generate, generated_windows
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 9, 10, 2, 3, 6

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from grader.domain import expect_function
 from grader.checking import expect_close, pick, randn, t
+from grader.domain_checks import expect_function
 from grader.worked_examples import expect_example
 
 VALUES = torch.tensor([[1.0, 0.0], [0.0, 2.0], [2.0, 2.0]])

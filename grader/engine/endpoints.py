@@ -47,7 +47,7 @@ class Endpoint:
     def modules(self, cls: str, runs: list) -> list:
         """``module(cls, **kwargs)`` for each ``kwargs`` of ``runs``, in one
         round trip (``ops.batch``): a ModuleRun each, or the SubmissionFault
-        that run met (``domain.unpack`` raises it where a check looks at it)."""
+        that run met (``domain_checks.unpack`` raises it where a check looks at it)."""
         answers = self.request(ops.batch([ops.module(cls, **kwargs) for kwargs in runs]))["batch"]
         return [_or_fault(lambda: module_run(cls, kwargs, answer), answer) for kwargs, answer in zip(runs, answers)]
 
@@ -55,7 +55,7 @@ class Endpoint:
         """``fn(*args)`` for each ``args`` of ``arg_lists``, in one round trip
         (``ops.batch``): the values, or with ``backward`` (value, gradients)
         pairs as ``call_backward`` gives them; a SubmissionFault for a call
-        that raised (``domain.unpack``)."""
+        that raised (``domain_checks.unpack``)."""
         make = ops.call_backward if backward else ops.call
         answers = self.request(ops.batch([make(fn, *args) for args in arg_lists]))["batch"]
         if not backward:
