@@ -4,10 +4,8 @@
 of its domain, in one round trip, back-propagated where asked, and holds
 each to the reference's; ``expect_module`` does the same for a module built
 with the contract's weights, in eval and train mode, forward and backward,
-with its parameters and parts held to the contract's. Checks of one module
-share one batch of runs (``module_runs``), each looking at the draws it
-concerns. A batch's answer that failed is its fault, raised (``unpack``)
-only where a check looks at it.
+with its parameters and parts held to the contract's. A batch's answer
+that failed is its fault, raised (``unpack``) only where a check looks at it.
 """
 import torch
 
@@ -65,9 +63,8 @@ def module_runs(sub, ref, cls: str, seed: int, init: list, state: dict, n: int |
     """The draws of ``cls``'s domain, each built with ``init`` and ``state``
     and run forward and backward (and, with ``default_init``, one more run
     in train mode built with it), asked of the child in one round trip and
-    kept on ``sub`` for the exercise's other checks: every check of a module
-    that asks with the same arguments shares one batch, each asserting its
-    own property over the draws it concerns. (drawn, got runs, want runs)."""
+    kept on ``sub``: a check that asks again with the same arguments gets
+    the same runs. (drawn, got runs, want runs)."""
     fixed = {k: v for k, v in sizes.items() if k not in ("n_embd", "block_size", "vocab_size")}
     shape = {k: v for k, v in sizes.items() if k in ("n_embd", "block_size", "vocab_size")}
     key = (cls, name, seed, repr(init), repr(default_init), n, tuple(standins), tuple_out, tuple(sorted((k, repr(v)) for k, v in sizes.items())))
@@ -88,13 +85,12 @@ def module_runs(sub, ref, cls: str, seed: int, init: list, state: dict, n: int |
     return kept[key]
 
 
-def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int | None = None, default_init: list | None = None, exact_in_train: bool = False, standins: tuple = (), name: str | None = None, tuple_out: bool = False, only=None, **sizes) -> None:
+def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int | None = None, default_init: list | None = None, exact_in_train: bool = False, standins: tuple = (), name: str | None = None, tuple_out: bool = False, **sizes) -> None:
     """A check of the module ``cls`` over draws of its domain (``name``,
     ``cls`` by default; ``sizes``: ``n_embd``, ``block_size``, ``vocab_size``
     and any axis held fixed), built with ``init`` (a dropout > 0 among its
     arguments) and loaded with ``state``, each draw run forward and then
-    backward (``module_runs``; ``only(draw)``: the draws this check
-    concerns, all by default):
+    backward (``module_runs``):
 
     - in eval mode, the output, the gradient of every parameter and of the
       input must be the reference's;
@@ -106,7 +102,7 @@ def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int
       shows;
     - ``default_init``: built with it (no dropout argument: the default),
       train mode must compute what eval mode does: a default dropout other
-      than the contract's 0 shows (checked when ``only`` is not given);
+      than the contract's 0 shows;
     - on every draw, the module's parameters are the contract's, no more,
       and, built on ``standins``, its parts were built with the contract's
       arguments (``expect_parts``).
@@ -116,8 +112,6 @@ def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int
     drawn, got_runs, want_runs = module_runs(sub, ref, cls, seed, init, state, n, default_init, standins, name, tuple_out, **sizes)
     title = f"{cls}({', '.join(map(repr, init))})"
     for draw, got, want in zip(drawn, got_runs, want_runs):
-        if only is not None and not only(draw):
-            continue
         got, want = unpack(got), unpack(want)
         label = draw.label()
         what = t(f"{title}，{label.zh}", f"{title} on {label.en}")
@@ -156,7 +150,7 @@ def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int
         if want.input_grad is not None:
             expect(got.input_grad is not None, what, t("x 没有梯度", "x has no gradient").inline(), t("x 有梯度", "x has a gradient").inline(), t("输出不依赖输入 x：计算图在 x 之后被切断了（detach）。", "The output does not depend on the input x: the graph is cut after it (detach)."))
             expect_close(got.input_grad, want.input_grad, what=t(what.zh + "（x 的梯度）", what.en + " (the gradient of x)"), atol=1e-4, rtol=1e-3)
-    if default_init is not None and only is None:
+    if default_init is not None:
         title = f"{cls}({', '.join(map(repr, default_init))})"
         got, want = unpack(got_runs[-1]), unpack(want_runs[-1])
         out_got, out_want = (run.outs[0][0] if isinstance(run.outs[0], list) else run.outs[0] for run in (got, want))

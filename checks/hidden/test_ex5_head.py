@@ -70,8 +70,13 @@ def _scores_far_below_minus_1e9(sub, ref):
 @pytest.mark.points(2)
 def test_dropout_off_in_eval(sub, ref):
     """eval 模式下没有 dropout / no dropout in eval mode"""
-    # The eval draws of the Head's domain (dropout=0.25 given, every layout, dtype and length).
-    head_sweep(sub, ref, only=lambda draw: not draw.train)
+    init = dict(n_embd=8, head_size=4, block_size=8, dropout=0.5)
+    state, x = head_state(8, 4, seed=63), randn(2, 6, 8, seed=64)
+    expect_close(
+        sub.module("Head", init=init, state=state, inputs=[x], train=False).outs[0],
+        ref.module("Head", init=init, state=state, inputs=[x], train=False).outs[0],
+        what=t("dropout=0.5 的 Head，在 eval 模式", "a Head with dropout=0.5 in eval mode"),
+    )
 
 
 def _dropout_hint(row: torch.Tensor, v0: torch.Tensor):
@@ -133,18 +138,23 @@ def _expect_dropped_or_doubled(sub, init, state, x):
 @pytest.mark.points(1)
 def test_float64(sub, ref):
     """float64 进，float64 出 / float64 in, float64 out"""
-    # The float64 draws of the Head's domain (head.double()), eval and train.
-    head_sweep(sub, ref, only=lambda draw: draw.dtype == torch.float64)
+    init = dict(n_embd=5, head_size=3, block_size=4)
+    state, x = head_state(5, 3, seed=67, dtype=torch.float64), randn(2, 4, 5, seed=68, dtype=torch.float64)
+    expect_close(
+        sub.module("Head", init=init, state=state, inputs=[x], dtype=torch.float64).outs[0],
+        ref.module("Head", init=init, state=state, inputs=[x], dtype=torch.float64).outs[0],
+        what=t("整个 Head 转成 float64（module.double()）", "the whole Head in float64 (module.double())"),
+    )
 
 
-def head_sweep(sub, ref, only=None):
-    """The Head's domain, one batch for the checks that share it: T from 1 to
-    block_size, every memory layout, float64 (head.double()), train mode with
-    dropout > 0 and then backward; and (``only`` not given) a Head built
-    without a dropout argument, whose default must be the contract's 0."""
+def head_sweep(sub, ref):
+    """The Head's domain, in one round trip: T from 1 to block_size, every
+    memory layout, float64 (head.double()), train mode with dropout > 0 and
+    then backward; and a Head built without a dropout argument, whose
+    default must be the contract's 0."""
     hs = pick(69, 3, 5, 6, 7)  # no square: a root taken in integers is wrong
     init = [6, hs, 5, 0.25]
-    expect_module(sub, ref, "Head", seed=69, init=init, state=head_state(6, hs, seed=69), default_init=init[:3], only=only, n_embd=6, block_size=5)
+    expect_module(sub, ref, "Head", seed=69, init=init, state=head_state(6, hs, seed=69), default_init=init[:3], n_embd=6, block_size=5)
 
 
 @pytest.mark.points(1)

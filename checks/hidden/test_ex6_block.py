@@ -59,18 +59,22 @@ def test_block_gradients(sub, ref):
     block_sweep(sub, ref)
 
 
-def block_sweep(sub, ref, only=None):
-    """The Block's domain, one batch for the checks that share it, in train
-    mode too: built on the stand-ins, which drop nothing, a Block in train
-    mode computes what it does in eval mode."""
-    expect_module(sub, ref, "Block", seed=88, init=[8, 2, 6, 0.25], state=block_state(8, seed=87), exact_in_train=True, standins=BLOCK_STANDINS, only=only, n_embd=8, block_size=6)
+def block_sweep(sub, ref):
+    """The Block's domain, in train mode too: built on the stand-ins, which
+    drop nothing, a Block in train mode computes what it does in eval mode."""
+    expect_module(sub, ref, "Block", seed=88, init=[8, 2, 6, 0.25], state=block_state(8, seed=87), exact_in_train=True, standins=BLOCK_STANDINS, n_embd=8, block_size=6)
 
 
 @pytest.mark.points(1)
 def test_block_float64(sub, ref):
     """float64 进，float64 出 / float64 in, float64 out"""
-    # The float64 draws of the Block's domain (.double()), shared with test_block_gradients.
-    block_sweep(sub, ref, only=lambda draw: draw.dtype == torch.float64)
+    init = [6, 2, 4]
+    state, x = block_state(6, seed=89, dtype=torch.float64), randn(2, 4, 6, seed=90, dtype=torch.float64)
+    expect_close(
+        sub.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, dtype=torch.float64).outs[0],
+        ref.module("Block", init=init, state=state, inputs=[x], standins=BLOCK_STANDINS, dtype=torch.float64).outs[0],
+        what=t("整个 Block 转成 float64", "the whole Block in float64"),
+    )
 
 
 @pytest.mark.points(1)

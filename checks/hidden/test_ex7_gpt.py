@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from grader.checking import caused_by, expect, expect_close, expect_grads, expect_tokens, fmt, pick, randint, randn, t
+from grader.checking import caused_by, expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
 from grader.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
 from grader.domain_checks import expect_module, unpack
 from grader.upstream import forward_behind_generate, generated_windows
@@ -100,23 +100,27 @@ def test_gpt_gradients(sub, ref):
     gpt_sweep(sub, ref)
 
 
-def gpt_sweep(sub, ref, only=None):
-    """The GPT's domain, one batch for the checks that share it."""
+def gpt_sweep(sub, ref):
+    """The GPT's domain, in one round trip."""
     state = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=133)
     # Every parameter's gradient (both embedding tables, blocks, ln_f,
     # lm_head) on every draw of the domain (T from 1 to block_size, every layout of idx), in
     # train mode too: the contract gives GPT no dropout of its own (its
     # Blocks get the rate), and the stand-in Blocks drop nothing, so train
     # mode computes what eval mode does.
-    expect_module(sub, ref, "GPT", seed=134, init=[*INIT, 0.25], state=state, default_init=INIT, exact_in_train=True, standins=GPT_STANDINS, tuple_out=True, only=only, block_size=BLOCK, vocab_size=V)
+    expect_module(sub, ref, "GPT", seed=134, init=[*INIT, 0.25], state=state, default_init=INIT, exact_in_train=True, standins=GPT_STANDINS, tuple_out=True, block_size=BLOCK, vocab_size=V)
 
 
 @pytest.mark.points(1)
 def test_dropout_passed_on_and_off_in_eval(sub, ref):
     """dropout 传给每个 Block；eval 模式下没有 dropout / dropout is passed on to every Block; none in eval mode"""
-    # The eval draws of the GPT's domain, built with dropout=0.25: every Block
-    # must be built with it (its parts), and eval mode drops nothing.
-    gpt_sweep(sub, ref, only=lambda draw: not draw.train)
+    init = [*INIT, 0.25]
+    state, idx = gpt_state(V, N_EMBD, N_LAYER, BLOCK, seed=135), randint(V, 2, 5, seed=136)
+    what = t(f"GPT({V}, {N_EMBD}, {N_HEAD}, {N_LAYER}, {BLOCK}, dropout=0.25)，eval 模式", f"GPT({V}, {N_EMBD}, {N_HEAD}, {N_LAYER}, {BLOCK}, dropout=0.25) in eval mode")
+    got = sub.module("GPT", init=init, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True)
+    want = ref.module("GPT", init=init, state=state, inputs=[idx], standins=GPT_STANDINS, tuple_out=True)
+    expect_parts(got, want, what)
+    expect_close(logits_and_loss(got.outs[0], what)[0], want.outs[0][0], what=what)
 
 
 def crop_diagnoses(state, idx, new):
