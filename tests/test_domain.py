@@ -119,6 +119,8 @@ def test_draws_cover_every_value_of_every_axis(name, secret, monkeypatch):
     assert {d.batch for d in got} == set(entry.batch)
     assert {d.dtype for d in got} == set(entry.dtypes)
     assert {d.layout for d in got} == set(entry.layouts)
+    if entry.args:  # and every layout for real: not one a shape could not take (a transposed (1, 1))
+        assert {layout_of(d.args[0]) for d in got} == set(entry.layouts)
     if entry.modes:
         assert {d.mode for d in got} == set(entry.modes)
     for size, values in entry.sizes.items():
