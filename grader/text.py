@@ -72,6 +72,8 @@ def visible(text: str, name: bool = False) -> str:
     print (zero-width and other format characters, unassigned code points)
     are escaped too. Applying it twice changes nothing more (a backslash
     prints)."""
+    if text.isascii() and text.isprintable():
+        return text  # the usual case (every key of every message): nothing to escape
     if name:
         return "".join(c if c.isprintable() or c == " " else _shown(c) for c in text)
     return _UNSEEN.sub(lambda m: _shown(m.group()), text)

@@ -7,9 +7,9 @@ reference's (the same text run in the solution). Each value shown is one
 comparison, with the statements before it in the same docstring
 (``scores = ...``) run first.
 
-An example of functions alone runs in the grading process, each of its
-calls a request to the child answered and checked like any other; one that
-builds a module runs in the child (``ops.example``).
+Each check's examples run in the child in one round trip (``ops.example``:
+the statements in order, in the module's namespace, with the values shown
+sent back), beside any module runs the check asks with them (``also``).
 
 A check holds its docstring's example as text (``EXAMPLE = '''...'''``):
 ``tests/test_worked_examples.py`` fails when an example of a stub has no
@@ -68,46 +68,18 @@ def expect_example(sub, ref, block: str, diagnoses: dict | None = None, check_dt
     shown_values = examples(block)
     source = shown_values[-1][0]  # every statement up to the last value shown
     shown = [len(statements) - 1 for statements, _ in shown_values]
-    in_child = _builds_a_module(source)
-    # A module's example runs in the child (only there can the module be
-    # built); one of functions alone runs here, its every call a request like
-    # any other check's, answered and checked as they are.
-    requests = ([ops.example(source, shown)] if in_child else []) + [ops.module(cls, **kwargs) for cls, kwargs in also]
-    got_all = sub.request(ops.batch(requests))["batch"] if requests else []
-    want_all = ref.request(ops.batch(requests))["batch"] if requests else []
-    if in_child:
-        got_values, want_values = unpack(got_all[0])["example"], want_all[0]["example"]
-        got_all, want_all = got_all[1:], want_all[1:]
-    else:
-        got_values, want_values = _run_here(sub, source, shown), _run_here(ref, source, shown)
+    requests = [ops.example(source, shown)] + [ops.module(cls, **kwargs) for cls, kwargs in also]
+    got_all = sub.request(ops.batch(requests))["batch"]
+    want_all = ref.request(ops.batch(requests))["batch"]
+    got_values, want_values = unpack(got_all[0])["example"], want_all[0]["example"]
     for i, ((statements, text), got, want) in enumerate(zip(shown_values, got_values, want_values)):
         written = "\n".join(">>> " + line for line in statements)
         what = t(f"文档里的例子\n{written}\n应当显示 {text}", f"the docstring's example\n{written}\nwhich shows {text}")
         _expect_same(got, want, what, text, (diagnoses or {}).get(i, ()), check_dtype)
     runs = []
-    for (cls, kwargs), got, want in zip(also, got_all, want_all):
+    for (cls, kwargs), got, want in zip(also, got_all[1:], want_all[1:]):
         runs.append((module_run(cls, kwargs, unpack(got)), module_run(cls, kwargs, want)))
     return runs
-
-
-def _builds_a_module(source: list[str]) -> bool:
-    """Whether the example names a class (a capitalised name other than torch's)."""
-    import ast
-
-    return any(isinstance(node, ast.Name) and node.id[:1].isupper() for line in source for node in ast.walk(ast.parse(line)))
-
-
-def _run_here(endpoint, source: list[str], shown: list[int]) -> list:
-    """The example run in this process, the exercise's functions answered by ``endpoint``."""
-    import ast
-
-    from grader.child.ops import run_statements
-
-    called = {node.func.id for line in source for node in ast.walk(ast.parse(line)) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
-    names = {"torch": torch}
-    names.update({name: (lambda fn: lambda *args, **kwargs: endpoint.call(fn, *args, **kwargs))(name) for name in called})
-    values = run_statements(source, shown, names)  # the grader's own text: its checks'
-    return [value.detach() if isinstance(value, torch.Tensor) else value for value in values]
 
 
 def _expect_same(got, want, what, shown: str, diagnoses, check_dtype: bool = True) -> None:

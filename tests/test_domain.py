@@ -165,6 +165,31 @@ def test_a_view_crosses_the_boundary_as_it_is(layout):
     assert protocol.decode(protocol.encode({"x": x})[8:])["x"].is_contiguous()
 
 
+# Views whose layout is odd in a way the walks above may not meet: one
+# element with a stride of 2 (it counts as contiguous), expanded 0-d,
+# transposed with a dim of 1, bfloat16 and complex ones.
+ODD_VIEWS = {
+    "one element, stride 2": lambda: torch.randn(1, 4)[:, 1::2][:, :1],
+    "expanded 0-d": lambda: torch.tensor(3.0).expand(2, 3),
+    "transposed with a dim of 1": lambda: torch.randn(1, 5).t(),
+    "bfloat16 slice": lambda: torch.randn(3, 6).to(torch.bfloat16)[:, ::2],
+    "complex conjugate": lambda: torch.randn(2, 3, dtype=torch.complex64).conj(),
+}
+
+
+@pytest.mark.parametrize("make", ODD_VIEWS.values(), ids=ODD_VIEWS.keys())
+def test_odd_views_cross_the_boundary_and_hash_as_their_copies(make):
+    from grader.engine.recorded import request_key
+
+    x = make()
+    copy = x.resolve_conj().clone(memory_format=torch.contiguous_format)
+    for layouts in (False, True):
+        back = protocol.decode(protocol.encode({"x": x}, layouts=layouts)[8:])["x"]
+        assert torch.equal(back, copy)
+    assert request_key({"args": [x]}) == request_key({"args": [copy]})
+    assert request_key({"args": [x]}) != request_key({"args": [copy + 1]})
+
+
 def test_a_view_that_reads_outside_its_bytes_is_refused():
     x = torch.arange(6.0).reshape(2, 3).t()
     data = bytearray(protocol.encode([x], layouts=True)[8:])

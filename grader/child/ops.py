@@ -8,6 +8,7 @@ where nothing is unpickled; a response is the same kind of dict.
 """
 import random
 import sys
+import types
 
 import torch
 
@@ -96,15 +97,32 @@ def _plain(value):
         return [_plain(v) for v in value]
     if value is None or type(value) in (bool, int, float):
         return value
-    return {"bad_type": type(value).__name__}
+    return {"bad_type": f"{type(value).__module__}.{type(value).__qualname__}"[:200]}  # named as the worker names it
 
 
 def _run_example(namespace, source: list, shown: list) -> dict:
     names = dict(vars(namespace))
     names.setdefault("torch", torch)
+    # Each of the module's functions the example calls must give a plain
+    # tensor, as every call of a check must: named here, before the next
+    # statement meets it (``.round`` of a list).
+    for name, value in names.items():
+        if isinstance(value, types.FunctionType):
+            names[name] = _giving_a_tensor(value)
     # The examples' torch.randn: the same numbers on both sides.
     torch.default_generator.manual_seed(0)
     return {"example": [_plain(value) for value in run_statements(source, shown, names)]}
+
+
+def _giving_a_tensor(fn):
+    def checked(*args, **kwargs):
+        value = fn(*args, **kwargs)
+        if type(value) is not torch.Tensor:
+            kind = type(value)
+            raise TypeError(f"{fn.__name__}() returned {kind.__module__}.{kind.__qualname__}"[:200] + ", not a plain torch.Tensor")
+        return value
+
+    return checked
 
 
 def run_statements(source: list, shown: list, names: dict) -> list:

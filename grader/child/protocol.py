@@ -71,11 +71,17 @@ def _span(t: torch.Tensor) -> int | None:
     return span if span <= 4 * t.numel() + 64 else None
 
 
-def _flat(t: torch.Tensor) -> torch.Tensor:
-    """``t``'s elements in order, one stride apart. (A tensor of one element
-    counts as contiguous whatever its stride: a slice of a slice still has one.)"""
-    flat = t.reshape(-1)
-    return flat if flat.stride(0) == 1 else flat.clone(memory_format=torch.contiguous_format)
+def tensor_bytes(t: torch.Tensor) -> bytes:
+    """The bytes of ``t``'s elements in order, whatever its layout (detached,
+    on the CPU; numpy copies from any strides, a one-element tensor's
+    stride of 2 included)."""
+    if not t.is_contiguous():
+        t = t.contiguous()
+    if t.dtype is torch.bfloat16:  # numpy has no bfloat16: its bytes as integers
+        t = t.view(torch.int16)
+    elif t.is_complex():  # a conjugate view's values, which numpy() refuses
+        t = t.resolve_conj().resolve_neg()
+    return t.numpy().tobytes()
 
 
 def encode(obj, layouts: bool = False) -> bytes:
@@ -89,38 +95,43 @@ def encode(obj, layouts: bool = False) -> bytes:
 
     def walk(o, depth=0):
         if isinstance(o, torch.Tensor):
-            if id(o) not in written:
-                written[id(o)] = tensor(o)
-            return written[id(o)]
-        return other(o, depth)
-
-    def tensor(o: torch.Tensor) -> dict:
-        nonlocal offset
-        t = o.detach().cpu()
-        if str(t.dtype) not in DTYPES:
-            raise TypeError(f"cannot send a tensor of {t.dtype}")
-        span = _span(t) if layouts else None
-        if span is not None:
-            storage = torch.as_strided(t, (span,), (1,), t.storage_offset())
-            raw = storage.contiguous().view(torch.uint8).numpy().tobytes()
-            blobs.append(raw)
-            start, offset = offset, offset + len(raw)
-            return {"$t": [start, len(raw), str(t.dtype), list(t.shape), list(t.stride()), 0]}
-        raw = _flat(t).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # flat: a 0-dim tensor (a loss) has no bytes view
-        blobs.append(raw)
-        start, offset = offset, offset + len(raw)
-        return {"$t": [start, len(raw), str(t.dtype), list(t.shape)]}
-
-    def other(o, depth):
+            entry = written.get(id(o))
+            if entry is None:
+                entry = written[id(o)] = tensor(o)
+            return entry
         if depth > MAX_DEPTH:
             raise ValueError("nested too deeply")
+        kind = type(o)
+        if kind is dict:
+            return {"$d": {str(k): walk(v, depth + 1) for k, v in o.items()}}
+        if kind is list or kind is tuple:
+            return [walk(v, depth + 1) for v in o]
+        if o is None or kind is bool or kind is int or kind is float or kind is str:
+            return o
         if isinstance(o, dict):
             return {"$d": {str(k): walk(v, depth + 1) for k, v in o.items()}}
         if isinstance(o, (list, tuple)):
             return [walk(v, depth + 1) for v in o]
-        if o is None or type(o) in (bool, int, float, str):
-            return o
         raise TypeError(f"cannot send {type(o).__name__}")
+
+    def tensor(o: torch.Tensor) -> dict:
+        nonlocal offset
+        t = o.detach()
+        if not t.is_cpu:
+            t = t.cpu()
+        name = str(t.dtype)
+        if name not in DTYPES:
+            raise TypeError(f"cannot send a tensor of {t.dtype}")
+        span = _span(t) if layouts else None
+        if span is not None:
+            raw = tensor_bytes(torch.as_strided(t, (span,), (1,), t.storage_offset()))
+            entry = {"$t": [offset, len(raw), name, list(t.shape), list(t.stride()), 0]}
+        else:
+            raw = tensor_bytes(t) if t.numel() else b""
+            entry = {"$t": [offset, len(raw), name, list(t.shape)]}
+        blobs.append(raw)
+        offset += len(raw)
+        return entry
 
     header = json.dumps(walk(obj), separators=(",", ":")).encode()
     body = _JSON_LEN.pack(len(header)) + header + b"".join(blobs)
@@ -140,22 +151,24 @@ def decode(data: bytes):
     def build(o, depth=0):
         if depth > MAX_DEPTH:
             raise ProtocolError("unreadable message: nested too deeply")
-        if isinstance(o, list):
+        kind = type(o)
+        if kind is list:
             return [build(v, depth + 1) for v in o]
-        if isinstance(o, dict):
-            if set(o) == {"$d"} and isinstance(o["$d"], dict):
+        if kind is str:
+            return visible(o)
+        if o is None or kind is bool or kind is int or kind is float:
+            return o
+        if kind is dict and len(o) == 1:
+            if type(o.get("$d")) is dict:
                 return {visible(k): build(v, depth + 1) for k, v in o["$d"].items()}
-            if set(o) == {"$t"}:
-                spec = o["$t"]
-                built[0] += spec[1] if isinstance(spec, list) and len(spec) > 1 and type(spec[1]) is int else 0
+            spec = o.get("$t")
+            if spec is not None:
+                built[0] += spec[1] if type(spec) is list and len(spec) > 1 and type(spec[1]) is int else 0
                 if built[0] > MAX_BUILT:
                     raise ProtocolError("unreadable message: its tensors name more bytes than any message needs")
                 return _tensor(spec, blob)
+        if kind is dict:
             raise ProtocolError("unreadable message: unknown object")
-        if type(o) is str:
-            return visible(o)
-        if o is None or type(o) in (bool, int, float):
-            return o
         raise ProtocolError("unreadable message: unknown value")
 
     try:
@@ -180,7 +193,7 @@ def _tensor(spec, blob: memoryview) -> torch.Tensor:
         valid = False
     if not valid:
         raise ProtocolError("unreadable message: a malformed tensor")
-    itemsize = torch.empty((), dtype=dtype).element_size()
+    itemsize = dtype.itemsize
     if strides is not None:
         # A view: every element it reads must lie inside its bytes.
         last = storage_offset + sum((d - 1) * s for d, s in zip(shape, strides))

@@ -7,10 +7,11 @@ looked up by a hash of the request. Answers are tensors and plain values,
 saved with ``torch.save`` and read back with ``weights_only=True``.
 """
 import hashlib
-import struct
+import json
 
 import torch
 
+from grader.child.protocol import tensor_bytes
 from grader.engine.endpoints import Endpoint
 from grader.engine.reference_endpoint import ReferenceEndpoint
 
@@ -18,50 +19,46 @@ ANSWERS_FILE = "reference_answers.pt"
 
 
 def request_key(request: dict) -> str:
-    """A stable hash of a request: same inputs, same key, in any process."""
-    h = hashlib.sha256()
-    update = h.update
-    fed: dict[int, int] = {}  # id of a tensor of the request -> the order it was first fed in
+    """A stable hash of a request: same inputs, same key, in any process.
 
-    def feed(obj):
-        # Tensors first: a request is mostly state dicts of them (a batch hashes
-        # every reference request of every student: this loop is hot). A
-        # tensor met again (one state in every request of a batch) is fed as
-        # a reference to its first appearance: the same key for the same request.
+    The request's structure is written by the C JSON encoder (a batch hashes
+    every reference request of every student: this is hot), each tensor in
+    it as a placeholder holding its dtype and shape, its values hashed after:
+    the values in order, whatever the layout (a view asks what its copy
+    asks). A tensor met again (one state in every request of a batch) is a
+    reference to its first appearance: the same key for the same request."""
+    tensors: list = []
+    seen: dict[int, int] = {}  # id of a tensor of the request -> its place in ``tensors``
+
+    def placeholder(obj):
         if isinstance(obj, torch.Tensor):
-            if id(obj) in fed:
-                update(b"R%d" % fed[id(obj)])
-                return
-            fed[id(obj)] = len(fed)
-            t = obj.detach()
-            update(b"T%s%s" % (str(t.dtype).encode(), str(tuple(t.shape)).encode()))
-            if t.numel():
-                flat = t.reshape(-1)  # the values in order, whatever the layout: a view asks what its copy asks
-                if flat.stride(0) != 1:
-                    flat = flat.clone(memory_format=torch.contiguous_format)
-                update(memoryview(flat.cpu().view(torch.uint8).numpy()))
-        elif isinstance(obj, dict):
-            update(b"D%d" % len(obj))
-            for k in sorted(obj, key=str):
-                update(b"S" + str(k).encode())  # what feed(str(k)) wrote
-                feed(obj[k])
-        elif isinstance(obj, (list, tuple)):
-            update(b"L%d" % len(obj))
-            for v in obj:
-                feed(v)
-        elif isinstance(obj, bool):
-            update(b"B1" if obj else b"B0")
-        elif isinstance(obj, int):
-            update(b"I" + str(obj).encode())
-        elif isinstance(obj, float):
-            update(b"F" + struct.pack(">d", obj))
-        elif obj is None:
-            update(b"N")
-        else:
-            update(b"S" + str(obj).encode())
+            if id(obj) in seen:
+                return ["$R", seen[id(obj)]]
+            seen[id(obj)] = len(tensors)
+            tensors.append(obj)
+            return ["$T", str(obj.dtype), list(obj.shape)]
+        return ["$S", str(obj)]
 
-    feed({k: v for k, v in request.items() if k != "id"})
+    body = {k: v for k, v in request.items() if k != "id"}
+    try:
+        skeleton = json.dumps(body, sort_keys=True, default=placeholder, allow_nan=True)
+    except TypeError:  # keys json cannot sort (of mixed types): as strings
+        tensors.clear()
+        seen.clear()
+        skeleton = json.dumps(_str_keys(body), sort_keys=True, default=placeholder, allow_nan=True)
+    h = hashlib.sha256(skeleton.encode())
+    for t in tensors:
+        if t.numel():
+            h.update(tensor_bytes(t.detach().cpu()))
     return h.hexdigest()
+
+
+def _str_keys(obj):
+    if isinstance(obj, dict):
+        return {str(k): _str_keys(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_str_keys(v) for v in obj]
+    return obj
 
 
 class RecordingReference(ReferenceEndpoint):
