@@ -19,6 +19,14 @@ with its children, and what the floor means for issue 31's batch target
 lower bound on an idle machine with isolation costing nothing.
 
     python bench/grading_floor.py [--students 30] [--warm 3]
+
+``--baseline TREE`` (a checkout of another commit, ``git worktree add``)
+instead measures the isolated figure of that tree and of this one,
+alternating, ``--rounds`` times on the same copies, and prints each pair
+and the median ratio: the machine's load changes between runs, and a pair
+run back to back sees about the same.
+
+    python bench/grading_floor.py --baseline ../base --rounds 5 --students 20
 """
 import argparse
 import glob
@@ -95,10 +103,10 @@ def measure(mode: str, folder: str, warm: int) -> dict:
     return result
 
 
-def _run(args: list) -> tuple[dict | None, float]:
-    """A child of this script, and the processor time of its whole tree."""
+def _run(args: list, root: str = ROOT) -> tuple[dict | None, float]:
+    """A child of this script (run in the tree ``root``), and the processor time of its whole tree."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ROOT})
+    proc = subprocess.run([sys.executable, *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": root})
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if proc.returncode != 0:
@@ -111,6 +119,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--students", type=int, default=30, help="copies of the solutions to grade after the warm-up")
     p.add_argument("--warm", type=int, default=3, help="submissions graded first and not counted")
+    p.add_argument("--baseline", help="another checkout: measure it and this tree in turns, and print the ratio")
+    p.add_argument("--rounds", type=int, default=5, help="pairs measured with --baseline")
     p.add_argument("--measure", choices=["isolated", "in-process"], help=argparse.SUPPRESS)
     p.add_argument("--folder", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -127,6 +137,9 @@ def main() -> None:
             os.makedirs(student)
             for ex in IDS:
                 shutil.copy(os.path.join(ROOT, "solutions", ex + ".py"), student)
+        if args.baseline:
+            _paired(os.path.abspath(args.baseline), base, args)
+            return
         imports = [_run(["-c", "import torch"])[1] for _ in range(3)]
         got = {mode: _run([__file__, "--measure", mode, "--folder", base, "--warm", str(args.warm)])[0] for mode in ("isolated", "in-process")}
         imports += [_run(["-c", "import torch"])[1] for _ in range(3)]
@@ -148,6 +161,20 @@ def main() -> None:
     for mode, per in (("isolated", iso), ("in-process", floor)):
         bound = (2 * imp + 100 * per / cores) / imp
         print(f"100 students, {cores} cores, {mode}: at least {bound:.1f}x the import on an idle machine (target {TARGET:g}x)")
+
+
+def _paired(baseline: str, folder: str, args) -> None:
+    """The isolated figure of ``baseline`` and of this tree, in turns."""
+    ratios = []
+    for i in range(args.rounds):
+        pair = []
+        for root in (baseline, ROOT):
+            script = os.path.join(root, "bench", "grading_floor.py")
+            r = _run([script, "--measure", "isolated", "--folder", folder, "--warm", str(args.warm)], root)[0]
+            pair.append(r["grader"] + r["zygote"])
+        ratios.append(pair[1] / pair[0])
+        print(f"round {i + 1}: baseline {pair[0] * 1000:.0f} ms, this tree {pair[1] * 1000:.0f} ms a student: {ratios[-1]:.3f}x", flush=True)
+    print(f"median ratio over {args.rounds} rounds: {sorted(ratios)[len(ratios) // 2]:.3f}x (this tree / baseline, processor time a student)")
 
 
 if __name__ == "__main__":

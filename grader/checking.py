@@ -7,6 +7,7 @@ mistake the check lists computes (a diagnosis: ``one_diagnosis``). When the
 answer is wrong only because another function of the exercise is, the check
 says so instead (``caused_by``).
 """
+import functools
 import hashlib
 import math
 from contextlib import contextmanager
@@ -331,6 +332,7 @@ def _kl(a: float, p: float) -> float:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a batch asks the same of every right sampler
 def count_bounds(n: int, p: float, beta: float) -> tuple[int, int]:
     """(lo, hi) for the count X ~ Binomial(n, p) of one token in n draws:
     P(X <= lo) <= beta and P(X >= hi) <= beta.

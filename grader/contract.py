@@ -324,17 +324,23 @@ def generate_logits(state: dict, tokens: torch.Tensor, T: int, position: int = -
     earlier draws included), as the stub's generate computes them: those of
     the last position over the last block_size tokens (``position`` 0: of
     the first, for a diagnosis). Each distinct window is computed once."""
-    block_size = state["position_embedding_table.weight"].shape[0]
-    out = []
-    for s in range(tokens.shape[1] - T):
-        windows, which = unique_rows(tokens[:, : T + s][:, -block_size:])
-        out.append(gpt_by_hand(state, windows)[:, position, :].to(torch.float64)[which])
-    return torch.stack(out, dim=1)
+    return _per_window(state, tokens, T, position, lambda logits: logits)
 
 
 def generate_probs(state: dict, tokens: torch.Tensor, T: int, position: int = -1) -> torch.Tensor:
     """(B, S, V) float64: the softmax of ``generate_logits``, the distribution each new token follows."""
-    return torch.softmax(generate_logits(state, tokens, T, position), dim=-1)
+    return _per_window(state, tokens, T, position, lambda logits: torch.softmax(logits, dim=-1))
+
+
+def _per_window(state: dict, tokens: torch.Tensor, T: int, position: int, then) -> torch.Tensor:
+    """``then`` of the logits of each distinct window (the thousands of rows
+    of a sampling check hold a few dozen), given to every row that has it."""
+    block_size = state["position_embedding_table.weight"].shape[0]
+    out = []
+    for s in range(tokens.shape[1] - T):
+        windows, which = unique_rows(tokens[:, : T + s][:, -block_size:])
+        out.append(then(gpt_by_hand(state, windows)[:, position, :].to(torch.float64))[which])
+    return torch.stack(out, dim=1)
 
 
 def sampling_diagnoses(state: dict, tokens: torch.Tensor, T: int) -> list:
