@@ -528,12 +528,19 @@ def random_state(shapes: dict, seed: int, dtype: torch.dtype = torch.float32) ->
 
     Weights named ``ln*.weight`` are drawn around 1 and biases around 0, so
     that a layer norm used in the wrong place changes the result. Every
-    student of a batch gets the same ones: they are drawn once per grading
-    run and handed out as copies (a check may change what it gets)."""
+    student of a batch gets the same ones, drawn once per grading run: the
+    same tensors (their bytes are encoded and hashed once,
+    ``protocol._Remembered``) in a dict of its own. A check must not change
+    them in place: that is found here, the next time they are asked for."""
     key = (tuple((name, tuple(shape)) for name, shape in shapes.items()), seed, dtype, _inputs_seed)
     if key not in _states:
-        _states[key] = _draw_state(shapes, seed, dtype)
-    return {name: x.clone() for name, x in _states[key].items()}
+        state = _draw_state(shapes, seed, dtype)
+        _states[key] = (state, {name: x._version for name, x in state.items()})
+    state, versions = _states[key]
+    changed = [name for name, x in state.items() if x._version != versions[name]]
+    if changed:
+        raise RuntimeError(f"a check changed the shared state's {', '.join(changed)} in place: change a copy (.clone())")
+    return dict(state)
 
 
 _states: dict = {}  # random_state's draws, by everything that decides them

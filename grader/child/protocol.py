@@ -29,6 +29,7 @@ import os
 import select
 import struct
 import time
+import weakref
 
 import torch
 
@@ -84,8 +85,42 @@ def tensor_bytes(t: torch.Tensor) -> bytes:
     return t.numpy().tobytes()
 
 
+class _Remembered:
+    """The bytes of tensors, remembered while each tensor lives unchanged
+    (its version counter, which every in-place change moves on): the
+    grading process sends every student of a batch the same draws and
+    states, the same tensor objects, and hashes them for the reference's
+    memo (``grader.engine.recorded``). Entries go with their tensors."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[int, str], tuple] = {}
+
+    def bytes_of(self, t: torch.Tensor, kind: str, make) -> bytes:
+        key = (id(t), kind)
+        try:
+            version = t._version
+        except RuntimeError:  # an inference tensor has no version counter
+            return make()
+        entry = self._by_key.get(key)
+        if entry is not None and entry[0]() is t and entry[1] == version:
+            return entry[2]
+        raw = make()
+        by_key = self._by_key
+        self._by_key[key] = (weakref.ref(t, lambda _, key=key: by_key.pop(key, None)), version, raw)
+        return raw
+
+
+_REMEMBERED = _Remembered()  # used for the grading process's requests only (layouts=True)
+
+
+def values_bytes(t: torch.Tensor) -> bytes:
+    """``tensor_bytes`` of ``t``, remembered (``_Remembered``): for the grading process."""
+    return _REMEMBERED.bytes_of(t, "values", lambda: tensor_bytes(t.detach().cpu()))
+
+
 def encode(obj, layouts: bool = False) -> bytes:
-    """``obj`` as one message; ``layouts``: tensors keep their strides. A
+    """``obj`` as one message; ``layouts``: tensors keep their strides (the
+    grading process's requests, whose tensors' bytes are remembered). A
     tensor that appears more than once (one state dict in every request of a
     batch) is written once, and each appearance names the same bytes (the
     reader makes a tensor of its own for each)."""
@@ -124,10 +159,13 @@ def encode(obj, layouts: bool = False) -> bytes:
             raise TypeError(f"cannot send a tensor of {t.dtype}")
         span = _span(t) if layouts else None
         if span is not None:
-            raw = tensor_bytes(torch.as_strided(t, (span,), (1,), t.storage_offset()))
+            raw = _REMEMBERED.bytes_of(o, "span", lambda: tensor_bytes(torch.as_strided(t, (span,), (1,), t.storage_offset())))
             entry = {"$t": [offset, len(raw), name, list(t.shape), list(t.stride()), 0]}
         else:
-            raw = tensor_bytes(t) if t.numel() else b""
+            if not t.numel():
+                raw = b""
+            else:
+                raw = _REMEMBERED.bytes_of(o, "values", lambda: tensor_bytes(t)) if layouts else tensor_bytes(t)
             entry = {"$t": [offset, len(raw), name, list(t.shape)]}
         blobs.append(raw)
         offset += len(raw)

@@ -11,7 +11,7 @@ import json
 
 import torch
 
-from grader.child.protocol import tensor_bytes
+from grader.child.protocol import values_bytes
 from grader.engine.endpoints import Endpoint
 from grader.engine.reference_endpoint import ReferenceEndpoint
 
@@ -49,7 +49,7 @@ def request_key(request: dict) -> str:
     h = hashlib.sha256(skeleton.encode())
     for t in tensors:
         if t.numel():
-            h.update(tensor_bytes(t.detach().cpu()))
+            h.update(values_bytes(t))
     return h.hexdigest()
 
 
@@ -77,7 +77,9 @@ class RecordingReference(ReferenceEndpoint):
 class MemoReference(Endpoint):
     """The real reference, remembering its answers across submissions: a
     batch asks the same questions of every student, so the reference answers
-    each once per grader process."""
+    each once per grader process. Every student gets the same tensors (in
+    containers of their own): a check must not change an answer in place,
+    and one that did is found the next time the answer is asked for."""
 
     def __init__(self, real: ReferenceEndpoint, memo: dict):
         self.real, self.memo = real, memo
@@ -85,8 +87,35 @@ class MemoReference(Endpoint):
     def request(self, request: dict) -> dict:
         key = request_key(request)
         if key not in self.memo:
-            self.memo[key] = _detached(self.real.request(request))
-        return _detached(self.memo[key])
+            answer = _detached(self.real.request(request))
+            self.memo[key] = (answer, _versions(answer))
+        answer, versions = self.memo[key]
+        if _versions(answer) != versions:
+            raise RuntimeError("a check changed a reference answer in place: change a copy (.clone())")
+        return _shared(answer)
+
+
+def _versions(obj, out=None) -> list:
+    """The version counter of every tensor in ``obj``, in order."""
+    out = [] if out is None else out
+    if isinstance(obj, torch.Tensor):
+        out.append(obj._version)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            _versions(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _versions(v, out)
+    return out
+
+
+def _shared(obj):
+    """``obj``'s containers anew, its tensors the same."""
+    if isinstance(obj, dict):
+        return {k: _shared(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_shared(v) for v in obj]
+    return obj
 
 
 class ReplayReference(Endpoint):
