@@ -135,7 +135,9 @@ EXPECTED_POINTS = {
     "ex0_weighted_sum__slow_import": FULL,
     # The values it returns are right; the subclass's __eq__ is the cheat, and
     # it never reaches the grader: the wire carries dtype, shape and bytes only.
-    "ex0_weighted_sum__tensor_subclass_smuggled": FULL,
+    # The worked example (1 point of 10) holds each call to a plain tensor
+    # where the example runs (ops._run_example), which the patch does not reach.
+    "ex0_weighted_sum__tensor_subclass_smuggled": 9,
     "ex0_weighted_sum__utf8_bom": FULL,
     "ex0_weighted_sum__huge_output": FULL,
     "ex0_weighted_sum__subprocess_sleep": FULL,

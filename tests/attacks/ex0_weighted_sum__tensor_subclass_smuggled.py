@@ -3,8 +3,10 @@ disable the child's filter that would have turned it into a type name.
 
 Messages carry a tensor's dtype, shape and bytes, nothing of its class: the
 grading process gets a plain tensor with the values the function computed.
-Those values are right here, so the exercise earns what it honestly earns
-(full marks); the __eq__ override never reaches the grader.
+Those values are right here, so the exercise earns what it honestly earns;
+the __eq__ override never reaches the grader. The worked example, run in the
+child, holds each call to a plain tensor where it runs (``ops``), which the
+patch does not reach: that point is lost (9 of 10).
 """
 import sys
 
