@@ -494,7 +494,6 @@ def test_earlier_mistakes_cost_their_own_points_only(path, grader, tmp_path, gra
     from its own file); the later exercise is graded as if they were right
     (test_right_file_scores_full_marks, test_wrong_file_loses_points) and its
     feedback names none of them."""
-    ex = exercise_of(path)
     folder = make_submission(tmp_path, case_files(path))
     for earlier in submitted_with(path):
         grade = grader.grade(folder, only=earlier)

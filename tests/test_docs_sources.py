@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_site import DOCS, ROOT, markdown_tokens, sources, sphinx_build
+from docs_site import DOCS, markdown_tokens, sources, sphinx_build
 
 PAGES = sources()
 CJK = re.compile(r"[\u3400-\u9fff]")

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SOLUTIONS, make_submission
+from conftest import ROOT, make_submission
 from grader.child import cgroup, child_user
 from grader.child.limits import Limits
 

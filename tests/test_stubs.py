@@ -9,7 +9,7 @@ import sys
 
 import pytest
 import torch
-from conftest import EXERCISES, ROOT, SOLUTIONS
+from conftest import EXERCISES, SOLUTIONS
 
 from grader.exercises import IDS
 from grader.regions import BEGIN

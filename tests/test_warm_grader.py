@@ -23,7 +23,6 @@ import secrets
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 

@@ -14,11 +14,9 @@ import re
 import shlex
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import time
-import zlib
 from pathlib import Path
 
 import numpy as np

@@ -11,7 +11,7 @@ status.
 
 What a grading's code could leave for the next one, and why it cannot:
 
-- Every grading gets fresh children (a ``_Round`` each, killed with all
+- Every grading gets fresh children (a ``_Grading`` each, killed with all
   they started when it ends), a fresh secret for the checks' inputs where a
   teacher's grading uses one, and, where the grader clears them (the
   sandbox; root's children's user), cleared /tmp, /dev/shm and IPC.

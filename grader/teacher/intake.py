@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from grader.engine.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES
-from grader.exercises import EXERCISES, IDS
+from grader.exercises import EXERCISES
 from grader.text import visible
 
 # An exercise is handed in as <id>.py or as a notebook, <id>.ipynb (or both:

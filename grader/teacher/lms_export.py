@@ -26,7 +26,7 @@ what a spreadsheet would run.
 Rows the platform itself says are not to be graded are left alone and
 listed as such, and the file is written: Canvas's Test Student
 (``_canvas_test_students``) and a Moodle participant whose status is "No
-submission" (``_moodle_no_submission``), when the batch has no result for
+submission" (``moodle_worksheet``'s ``no_submission``), when the batch has no result for
 them. Every other student of either side left unmatched, or in a row
 Canvas would read as Points Possible, is listed; the file is then not
 written, and the exit code is 1, unless ``--allow-unmatched``.
