@@ -445,7 +445,7 @@ def test_what_a_notebook_says_reaches_every_report_escaped(grader, tmp_path):
     assert "\x1b" not in terminal and "\\x1b[2J" in terminal and "became a comment" in terminal
     assert "<script>" not in results["output"] and "&lt;script&gt;" in results["output"]
     assert "<script>" not in to_html(results, terminal)
-    fence = next(l for l in markdown.splitlines() if l.startswith("```"))
+    fence = next(line for line in markdown.splitlines() if line.startswith("```"))
     assert markdown.count(fence + "\n") >= 1 and "\x1b" not in markdown
 
 

@@ -34,7 +34,10 @@ def test_stubs_are_generated_from_the_solutions():
 @pytest.mark.parametrize("ex", IDS)
 def test_stub_has_the_solutions_names(ex):
     sol, stub = load(SOLUTIONS, ex), load(EXERCISES, ex)
-    public = lambda m: {n for n, v in vars(m).items() if not n.startswith("_") and getattr(v, "__module__", None) == m.__name__}
+
+    def public(m):
+        return {n for n, v in vars(m).items() if not n.startswith("_") and getattr(v, "__module__", None) == m.__name__}
+
     assert public(sol) == public(stub) and public(stub)
 
 
