@@ -3,14 +3,7 @@ import argparse
 import os
 import sys
 
-from grader.exercises import IDS
-
-
-SEED_HELP = (
-    "draw the checks' inputs with this number (0: as written in the checks); by default a fresh secret "
-    "where the solutions are (a teacher's grading), 0 without them (your own run)"
-)
-SANDBOX_HELP = "run submission code in a bubblewrap sandbox: auto (if available), require, off"
+from grader.engine import grade_options
 
 
 def _parser(prog: str = "python -m grader") -> argparse.ArgumentParser:
@@ -21,32 +14,11 @@ def _parser(prog: str = "python -m grader") -> argparse.ArgumentParser:
     verbs = p.add_subparsers(dest="verb", metavar="COMMAND")
     verbs.required = True
     g = verbs.add_parser("grade", help="grade one submission folder / 给一份作业评分")
-    g.add_argument("path", nargs="?", default="exercises", help="folder with ex0_weighted_sum.py ... (default: exercises)")
-    g.add_argument("--only", metavar="EX", help="grade one exercise, e.g. ex4_masking")
-    g.add_argument("--json", metavar="FILE", help="also write Gradescope results.json here")
-    g.add_argument("--sandbox", choices=("auto", "require", "off"), default="auto", help=SANDBOX_HELP)
-    g.add_argument("--inputs-seed", type=int, default=None, metavar="N", help=SEED_HELP)
-    g.add_argument(
-        "--public-only",
-        action="store_true",
-        help="only the public checks, as a student's copy has them (an nbgrader notebook's Validate)",
-    )
-    g.add_argument(
-        "--watch",
-        action="store_true",
-        help="stay open and grade an exercise again each time its file is saved (Ctrl-C ends) / 每次保存就重新评分",
-    )
-    g.add_argument(
-        "--exit-code",
-        action="store_true",
-        help="exit with 1 when a check did not pass (tox -e grade: tox says FAIL, not congratulations, until every check passes)",
-    )
-    # How the report names the folder, when not as given (grader.notebook's check: the folder's own name).
-    g.add_argument("--display-name", default=None, help=argparse.SUPPRESS)
+    grade_options.add_to(g)
 
     teacher = _teacher_verbs()
     if teacher is not None:
-        teacher.add(verbs, SANDBOX_HELP, SEED_HELP)
+        teacher.add(verbs, grade_options.SANDBOX_HELP, grade_options.SEED_HELP)
     return p
 
 
@@ -87,19 +59,8 @@ def main(argv=None, prog: str = "python -m grader") -> int:
     return _teacher_verbs().run(args)
 
 
-def grade_usage_problem(args) -> str | None:
-    """What is wrong with ``grade``'s arguments, or None (the warm grader asks too)."""
-    if args.only and args.only not in IDS:
-        close = [ex for ex in IDS if args.only in ex]
-        hint = f"（是不是 / did you mean {close[0]}?）" if close else ""
-        return f"没有这道练习 / no exercise {args.only!r}{hint}; 可选 / choose from: {', '.join(IDS)}"
-    if not os.path.isdir(args.path):
-        return f"找不到文件夹 / no such folder: {args.path}"
-    return None
-
-
 def _grade(parser, args) -> int:
-    problem = grade_usage_problem(args)
+    problem = grade_options.usage_problem(args)
     if problem is not None:
         return _usage_error(parser, problem)
     if args.watch:

@@ -141,6 +141,14 @@ def violations(root: Path) -> list[str]:
                     found.append(f"{where(name, line)}: {name} imports the teacher's {imported}; "
                                  "the student edition has no grader/teacher/")  # fmt: skip
 
+    # No import up a floor: the engine and the child serve the command line
+    # (grader/cli.py, grader/__main__.py), never the other way round.
+    for name in tree.grader_modules():
+        if name.startswith(("grader.engine", "grader.child")):
+            for imported, line, _ in tree.imports(name):
+                if _within(imported, ("grader.cli", "grader.__main__")):
+                    found.append(f"{where(name, line)}: {name} imports the command line's {imported}")
+
     for name in tree.files:
         if name.startswith("grader"):
             continue

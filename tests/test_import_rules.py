@@ -76,6 +76,11 @@ BROKEN = {
         "\n\ndef _tensor():\n    from grader.child import ops\n",
         "grader.notebook, imported in a notebook's kernel, loads grader.child",
     ),
+    "engine_imports_the_command_line": (
+        "grader/engine/warm_server.py",
+        "\n\ndef _parse(argv):\n    from grader import cli\n\n    return cli._parser().parse_args(argv)\n",
+        "grader.engine.warm_server imports the command line's grader.cli",
+    ),
     "package_init_imports": (
         "grader/teacher/__init__.py",
         "from grader.teacher import batch\n",

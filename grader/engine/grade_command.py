@@ -31,9 +31,7 @@ def grade_folder(grader, args) -> Said:
     from grader.engine.grading import unconfined_note
     from grader.text import visible
 
-    seed = grader.new_inputs_seed() if args.inputs_seed is None else args.inputs_seed
-    if not os.path.isdir(grader.solutions_dir):
-        seed = 0  # answers are replayed from a recording of the inputs as written
+    seed = grader.seed_for(args.inputs_seed)  # None: a fresh one for this grading, not the grader's own
     # The title names the folder: a student's folder name, if the shell expanded a pattern.
     grade = grader.grade(
         os.path.abspath(args.path),

@@ -136,11 +136,7 @@ class Grader:
         if sandbox == "require":
             self._refuse_unconfined()
         self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
-        if not os.path.isdir(solutions_dir):
-            inputs_seed = 0  # answers are replayed from a recording of the inputs as written
-        elif inputs_seed is None:
-            inputs_seed = fresh_inputs_seed()
-        self.inputs_seed = int(inputs_seed)
+        self.inputs_seed = self.seed_for(inputs_seed)
         from grader.engine.redact import Redactor
 
         self.redactor = Redactor(checks_dir, solutions_dir)
@@ -186,10 +182,15 @@ class Grader:
     def keep_zygote(self, zygote) -> None:
         self.zygote = zygote
 
-    def new_inputs_seed(self) -> int:
-        """A secret for one grading's inputs, as this grader's own was made:
-        fresh where the solutions are, 0 (as written) where answers are replayed."""
-        return fresh_inputs_seed() if os.path.isdir(self.solutions_dir) else 0
+    def seed_for(self, asked: int | None = None, recording: bool = False) -> int:
+        """The one rule for the secret a grading draws the checks' inputs
+        with: 0, the inputs as written, where the reference's answers are
+        replayed from a recording (no solutions here: a student's copy) or
+        are being recorded (``Job.record_into``); otherwise the one
+        ``asked`` for, or a fresh one."""
+        if recording or not os.path.isdir(self.solutions_dir):
+            return 0
+        return fresh_inputs_seed() if asked is None else int(asked)
 
     def _refuse_unconfined(self) -> None:
         """``--sandbox require``: no grading where a child could not be
@@ -267,7 +268,7 @@ class Grader:
     ) -> Grade:
         """Grade one submission folder. ``inputs_seed``: this grading's
         secret for the checks' inputs, in place of the grader's own (a warm
-        grader gives each grading a fresh one: ``new_inputs_seed``)."""
+        grader gives each grading a fresh one: ``seed_for``)."""
         got: list = []
         job = Job(path, display_root, record_into, inputs_seed=inputs_seed)
         self.grade_each([job], lambda job, grade: got.append(grade), only, public_only)
@@ -489,11 +490,8 @@ class _Grading:
             ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, shared, references)
             for ex in self.order
         }
-        # Recorded answers are for the inputs as written: a recording uses no secret.
-        if job.record_into is not None:
-            self.inputs_seed = 0
-        else:
-            self.inputs_seed = grader.inputs_seed if job.inputs_seed is None else job.inputs_seed
+        # A job without a secret of its own grades with the grader's (a batch's, shared by its students).
+        self.inputs_seed = grader.seed_for(grader.inputs_seed if job.inputs_seed is None else job.inputs_seed, recording=job.record_into is not None)
         self.endpoints[self.order[0]].prestart()
         self.closed = False
 

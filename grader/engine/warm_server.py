@@ -44,18 +44,18 @@ IDLE_SECONDS = 15 * 60
 
 def _serve_one(grader, argv: list, started_notes: str) -> dict:
     """One request: ``grade``'s arguments in, what the command says out."""
-    from grader import cli
+    from grader.engine import grade_options
     from grader.engine.grade_command import grade_folder
 
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
         return {"code": 2, "stdout": "", "stderr": "bad request: argv must be a list of strings\n"}
-    parser = cli._parser()
+    parser = grade_options.parser()
     try:
         with contextlib.redirect_stderr(io.StringIO()) as said:
-            args = parser.parse_args(["grade", *argv])
+            args = parser.parse_args(argv)
     except SystemExit:
         return {"code": 2, "stdout": "", "stderr": said.getvalue()}
-    problem = cli.grade_usage_problem(args)
+    problem = grade_options.usage_problem(args)
     if args.watch:
         problem = "--watch is the command line's own"
     if problem is not None:
