@@ -122,6 +122,45 @@ def _parents(module: str) -> list[str]:
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+def _cycles(tree: Tree) -> list[list[str]]:
+    """The grader's modules that import each other, in a circle, a lazy
+    import included (one cycle per strongly connected group, Tarjan's
+    algorithm): a module is read from the modules below it, never back."""
+    modules = set(tree.grader_modules())
+    graph = {
+        name: sorted({p for imported, _, _ in tree.imports(name) for p in _parents(imported) if p in modules and p != name and tree.files[p].name != "__init__.py"})
+        for name in sorted(modules)
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
 def violations(root: Path) -> list[str]:
     tree = Tree(Path(root))
     found = []
@@ -148,6 +187,9 @@ def violations(root: Path) -> list[str]:
             for imported, line, _ in tree.imports(name):
                 if _within(imported, ("grader.cli", "grader.__main__")):
                     found.append(f"{where(name, line)}: {name} imports the command line's {imported}")
+
+    for cycle in _cycles(tree):
+        found.append(f"{tree.files[cycle[0]].relative_to(tree.root)}: an import cycle: {' -> '.join(cycle + cycle[:1])}")
 
     for name in tree.files:
         if name.startswith("grader"):

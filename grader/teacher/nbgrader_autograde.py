@@ -25,8 +25,7 @@ import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from grader.exercises import BY_ID
-
-TEST_CELL = "test_"  # an autograder test cell's grade id: test_<exercise id>
+from grader.teacher import nbgrader_cells
 
 _grader = None
 
@@ -48,10 +47,9 @@ def exercise_of(cell) -> str | None:
     nbgrader's OverwriteCells has restored from the gradebook by now)."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
     grade_id = meta.get("grade_id", "")
-    if cell.get("cell_type") != "code" or not meta.get("grade") or not grade_id.startswith(TEST_CELL):
+    if cell.get("cell_type") != "code" or not meta.get("grade") or not isinstance(grade_id, str):
         return None
-    exercise = grade_id[len(TEST_CELL) :]
-    return exercise if exercise in BY_ID else None
+    return nbgrader_cells.test_exercise(grade_id)
 
 
 def grade_notebook(nb, exercise: str, folder_name: str = "."):
@@ -94,8 +92,6 @@ class KeepCopiedCells(NbGraderPreprocessor):
     exercise's report (``attention_notes``, read by ``GradeInSandbox``)."""
 
     def preprocess(self, nb, resources):
-        from grader.teacher import nbgrader_course
-
         seen: set = set()
         notes: list = []
         for cell in reversed(nb.cells):
@@ -103,10 +99,10 @@ class KeepCopiedCells(NbGraderPreprocessor):
             if meta is None:
                 continue
             grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-            course = nbgrader_course.course_metadata(grade_id, cell.get("cell_type")) if isinstance(grade_id, str) else None
+            course = nbgrader_cells.course_metadata(grade_id, cell.get("cell_type")) if isinstance(grade_id, str) else None
             if isinstance(grade_id, str) and grade_id in seen:
                 del cell.metadata["nbgrader"]
-                exercise = nbgrader_course.answer_exercise(grade_id)
+                exercise = nbgrader_cells.answer_exercise(grade_id)
                 if exercise is not None:
                     cell.metadata["exercise"] = exercise
                 notes.append(grade_id)
@@ -114,7 +110,7 @@ class KeepCopiedCells(NbGraderPreprocessor):
             if course is not None and dict(meta) != course:
                 cell.metadata["nbgrader"] = course
                 notes.append(grade_id)
-            elif course is None and (not isinstance(meta, dict) or meta.get("schema_version") != nbgrader_course.SCHEMA or not isinstance(grade_id, str)):
+            elif course is None and (not isinstance(meta, dict) or meta.get("schema_version") != nbgrader_cells.SCHEMA or not isinstance(grade_id, str)):
                 del cell.metadata["nbgrader"]
                 notes.append(str(grade_id))
             if isinstance(grade_id, str):

@@ -6,8 +6,8 @@ return it.
     COURSE/source/<assignment>/<id>.ipynb     one per exercise
 
 Each source notebook is the student notebook
-(``course_notebooks.make_notebook``) with nbgrader's cell metadata (schema
-3, as nbgrader's ``CheckCellMetadata`` reads it) on two cells:
+(``course_notebooks.make_notebook``) with nbgrader's cell metadata
+(``nbgrader_cells``) on two cells:
 
 - the answer cell, an "autograded answer" (``solution: true``): the
   reference solution, each region the student writes between
@@ -38,41 +38,12 @@ from grader.exercises import BY_ID, IDS
 from grader.files import PROJECT, write_atomically
 from grader.regions import BEGIN, END
 from grader.teacher import course_notebooks
-from grader.teacher.nbgrader_autograde import TEST_CELL
+from grader.teacher.nbgrader_cells import answer_metadata, test_metadata
 
 SOURCE = "source"
 CONFIG = "nbgrader_config.py"
-ANSWER_CELL = "answer_"  # grade id of an answer cell: answer_<exercise id>
-SCHEMA = 3
 # What nbgrader's generate_assignment leaves in place of a solution region.
 CODE_STUB = "# 在这里写你的代码 / YOUR CODE HERE\nraise NotImplementedError()"
-
-
-def _nbgrader(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None) -> dict:
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": SCHEMA, "solution": solution, "task": False}
-    if points is not None:
-        meta["points"] = points
-    return meta
-
-
-def answer_exercise(grade_id: str) -> str | None:
-    """The exercise whose answer cell has ``grade_id``, if any."""
-    exercise = grade_id[len(ANSWER_CELL) :] if grade_id.startswith(ANSWER_CELL) else None
-    return exercise if exercise in BY_ID else None
-
-
-def course_metadata(grade_id: str, cell_type: str | None) -> dict | None:
-    """The nbgrader metadata the course gives the cell of ``grade_id`` (an
-    answer or a test cell of one of its exercises), or None."""
-    if cell_type != "code":
-        return None
-    exercise = answer_exercise(grade_id)
-    if exercise is not None:
-        return _nbgrader(grade_id, grade=False, solution=True, locked=False)
-    exercise = grade_id[len(TEST_CELL) :] if grade_id.startswith(TEST_CELL) else None
-    if exercise in BY_ID:
-        return _nbgrader(grade_id, grade=True, solution=False, locked=True, points=float(BY_ID[exercise].points))
-    return None
 
 
 def answer_source(exercise_id: str, project: str = PROJECT) -> str:
@@ -115,12 +86,10 @@ def source_notebook(exercise_id: str, project: str = PROJECT, docs_url: str | No
     cells = nb["cells"]
     answer = next(i for i, c in enumerate(cells) if c["metadata"].get("exercise") == exercise_id)
     cells[answer]["source"] = answer_source(exercise_id, project).splitlines(keepends=True)
-    cells[answer]["metadata"]["nbgrader"] = _nbgrader(ANSWER_CELL + exercise_id, grade=False, solution=True, locked=False)
+    cells[answer]["metadata"]["nbgrader"] = answer_metadata(exercise_id)
     cells[-2]["source"] = GRADING.splitlines(keepends=True)
     cells[-1]["source"] = test_source(exercise_id).splitlines(keepends=True)
-    cells[-1]["metadata"]["nbgrader"] = _nbgrader(
-        TEST_CELL + exercise_id, grade=True, solution=False, locked=True, points=float(BY_ID[exercise_id].points)
-    )
+    cells[-1]["metadata"]["nbgrader"] = test_metadata(exercise_id)
     return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
 
 
