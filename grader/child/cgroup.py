@@ -31,7 +31,7 @@ TASKS_ALLOWANCE = 32
 
 def _mounts() -> list[tuple[str, str, str, set]]:
     """(root, mount point, file system type, options) of every cgroup mount."""
-    out = []
+    out: list[tuple[str, str, str, set]] = []
     try:
         with open("/proc/self/mountinfo") as f:
             lines = f.read().splitlines()
@@ -68,7 +68,7 @@ def _folder(mount_root: str, mount_point: str, path: str) -> str | None:
 
 
 def _writable(folder: str | None) -> bool:
-    return bool(folder) and os.path.isdir(folder) and os.access(folder, os.W_OK)
+    return folder is not None and folder != "" and os.path.isdir(folder) and os.access(folder, os.W_OK)
 
 
 def _places() -> tuple[str, dict] | None:

@@ -184,6 +184,7 @@ def filter_program(machine: str) -> list[tuple] | None:
                 deny,
             ]
         else:
+            assert refused_which is not None  # both or neither: _SELF_ONLY's rows
             body = [
                 _stmt(_LD_W_ABS, _arg(pid_arg)),
                 _jump(_JEQ_K, 0, 0, 4),  # who != 0: to "deny"

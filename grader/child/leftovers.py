@@ -114,7 +114,7 @@ def world_writable(roots=("/",), budget: int = FIND_BUDGET) -> tuple[str, ...]:
     once per zygote. ``roots``: "/" and the folders the children reach by a
     descriptor of the zygote's (``child_user.Reach``)."""
     found: list[str] = []
-    queue = deque()
+    queue: deque[tuple[str, int]] = deque()
     seen: set[tuple[int, int]] = set()
     for root in roots:
         try:

@@ -147,7 +147,7 @@ def children_of(pid: int) -> list[int]:
 
 def _children_by_scan(pid: int) -> list[int]:
     """The children of ``pid``, from every process's parent in /proc."""
-    found = []
+    found: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:

@@ -106,7 +106,11 @@ class _Remembered:
             return entry[2]
         raw = make()
         by_key = self._by_key
-        self._by_key[key] = (weakref.ref(t, lambda _, key=key: by_key.pop(key, None)), version, raw)
+
+        def forget(_, key: tuple[int, str] = key) -> None:
+            by_key.pop(key, None)
+
+        by_key[key] = (weakref.ref(t, forget), version, raw)
         return raw
 
 

@@ -37,7 +37,7 @@ def _text(obj) -> str:
 def describe(exc: BaseException, filename: str) -> dict:
     """A plain description of an exception: its type, message and the lines
     of the submission file it passed through."""
-    info = {"type": type(exc).__name__, "message": _text(exc), "lines": []}
+    info: dict = {"type": type(exc).__name__, "message": _text(exc), "lines": []}
     if isinstance(exc, SyntaxError):
         info["lines"] = [[int(exc.lineno or 0), _text(exc.text or "").rstrip()]]
         info["message"] = _text(exc.msg)
@@ -236,6 +236,7 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
             request = protocol.receive(req_fd)
         except BaseException:  # noqa: BLE001 - the grader hung up
             os._exit(0)
+        response: dict
         try:
             if request.get("op") == "batch":
                 response = {"batch": [_answer(module, r, filename) for r in request["requests"]]}

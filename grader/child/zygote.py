@@ -149,7 +149,8 @@ class _ConfinementReport:
             finally:
                 os._exit(0)
         os.close(w)
-        self.fd, self.found = r, None
+        self.fd = r
+        self.found: list[str] | None = None
 
     def result(self) -> list[str]:
         if self.found is None:
@@ -160,9 +161,10 @@ class _ConfinementReport:
             except ChildProcessError:
                 pass
             try:
-                self.found = [str(x) for x in json.loads(data)]
+                found = [str(x) for x in json.loads(data)]
             except ValueError:
-                self.found = ["the confinement could not be tried (the test child died)"]
+                found = ["the confinement could not be tried (the test child died)"]
+            self.found = found
         return self.found
 
 
@@ -202,7 +204,7 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
             if pid == 0:
                 sock.close()
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                worker.main(cmd["spec"], *fds, user=user, reach=reach.fds)
+                worker.main(cmd["spec"], fds[0], fds[1], fds[2], user=user, reach=reach.fds)
                 os._exit(0)
             for fd in fds:
                 os.close(fd)

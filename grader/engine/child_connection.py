@@ -29,7 +29,7 @@ class ChildConnection:
         resp_r, resp_w = os.pipe()
         out_r, out_w = os.pipe()
         try:
-            self.pid: int | None = zygotes.spawn(spec, req_r, resp_w, out_w)
+            self.pid: int = zygotes.spawn(spec, req_r, resp_w, out_w)
         except ZygoteGone:
             for fd in (req_w, resp_r, out_r):
                 os.close(fd)

@@ -68,10 +68,6 @@ class Endpoint:
         response = self.request(ops.call_backward(fn, *args))
         return response["value"], response.get("grads", [None] * len(args))
 
-    def example(self, source: list):
-        """The value of a docstring's example run in this side's module (``ops.example``)."""
-        return self.request(ops.example(source))["example"]
-
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)

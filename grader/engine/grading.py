@@ -141,7 +141,7 @@ class Grader:
 
         self.redactor = Redactor(checks_dir, solutions_dir)
         self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
-        self.references = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
+        self.references: dict | None = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
 
     def _zygote_maker(self, many: bool):
         """How this grader makes a zygote in a new interpreter: in the
@@ -238,7 +238,8 @@ class Grader:
                 # grader: without a sandbox a submission can write to
                 # solutions/, and must not change the reference it is graded by.
                 self.references = {ex: ReferenceEndpoint(ex, path(ex)) for ex in IDS if os.path.exists(path(ex))}
-            return lambda ex: recorded.MemoReference(self.references[ex], self.reference_memo)
+            references = self.references
+            return lambda ex: recorded.MemoReference(references[ex], self.reference_memo)
         book = recorded.load(os.path.join(self.checks_dir, "public", recorded.ANSWERS_FILE))
         return lambda ex: recorded.ReplayReference(ex, book)
 
@@ -450,6 +451,7 @@ class _Queue:
     def finish(self, grading: "_Grading", results: list, collect_errors: list) -> None:
         """The plugin ran every check on ``grading``'s submission."""
         self.current = None
+        grade: Grade | Exception
         try:
             grade = grading.finish(results, collect_errors, self.log.getvalue() if self.log else "")
         except Exception as exc:  # noqa: BLE001

@@ -189,6 +189,7 @@ class GradingPlugin:
 
     def _record(self, item, call, report) -> None:
         ex = exercise_of(str(item.path))
+        assert ex is not None  # pytest_collection_modifyitems kept only the exercises' checks
         points = _points(item)
         result = CheckResult(
             ex, _title(item), item.name, 0.0, points, "hidden" in item.path.parts, report.passed

@@ -116,6 +116,7 @@ def _stub_place(rs) -> str | None:
 
 def _cell_and_line(place: str) -> tuple[int, int]:
     m = re.search(r", (?:cell (\d+), )?line (\d+)$", place)
+    assert m is not None  # _PLACE found the place by the same ending
     return int(m.group(1) or 0), int(m.group(2))
 
 
@@ -419,7 +420,7 @@ def _summary_data(results) -> dict:
 
 def _teacher_only(inputs_seed: int = 0, unconfined: list | None = None, results=()) -> dict:
     """The fields for the teacher's eyes: the grader's standard output (kept hidden) and extra_data."""
-    extra = {"grader_version": __version__}
+    extra: dict = {"grader_version": __version__}
     if inputs_seed:
         # The checks' inputs were drawn with this secret: `--inputs-seed` regrades with the same ones.
         extra["inputs_seed"] = inputs_seed

@@ -63,7 +63,7 @@ def _python_dirs(project: str) -> list[str]:
             dirs.add(p)
     project = os.path.realpath(project)
     installed = project == os.path.realpath(PROJECT) and COURSE != PROJECT
-    out = []
+    out: list[str] = []
     for d in sorted(dirs, key=len):
         real = os.path.realpath(d)
         if not installed and (real == project or project.startswith(real + os.sep)):

@@ -88,6 +88,23 @@ class SubmissionEndpoint(Endpoint):
         answer = partial(earlier.answer, self.references, self.file.exercise_id) if self.references is not None else None
         self.child = ChildConnection(self.zygotes, spec, self.limits.output_bytes, answer)
 
+    @property
+    def _live(self) -> ChildConnection:
+        """The child, where the code asking has made sure there is one."""
+        assert self.child is not None
+        return self.child
+
+    @property
+    def _budget_end(self) -> float:
+        """When the exercise's time is up: set by its first import (``_send_the_word``)."""
+        assert self.budget_end is not None
+        return self.budget_end
+
+    @property
+    def _import_deadline(self) -> float:
+        assert self.import_deadline is not None
+        return self.import_deadline
+
     def _ready(self) -> bool:
         return self.child is not None and self.child.phase is Phase.READY
 
@@ -101,7 +118,7 @@ class SubmissionEndpoint(Endpoint):
         while not self._ready():
             if self.child is None:
                 self._spawn()
-            if self.child.phase is Phase.FORKED:
+            if self._live.phase is Phase.FORKED:
                 self._send_the_word()
                 if not self._heard_the_word():
                     continue  # replaced: the new child is told afresh
@@ -119,11 +136,11 @@ class SubmissionEndpoint(Endpoint):
         if self.started_ahead:
             # Started ahead, it may have been stopped (SIGSTOP) by the
             # exercise before it: woken once that exercise is over.
-            self.zygotes.wake(self.child.pid)
+            self.zygotes.wake(self._live.pid)
         else:
             self.zygotes.settle()
         self.import_deadline = min(time.monotonic() + self.limits.import_seconds, self.budget_end)
-        self.child.phase = Phase.IMPORTING
+        self._live.phase = Phase.IMPORTING
         word = {
             "op": "import",
             "private_dir": self.submission.private_copy(self.workdir, self.shared_copy),
@@ -131,7 +148,7 @@ class SubmissionEndpoint(Endpoint):
             "earlier": self.references is not None,
         }
         try:
-            self.child.send(word)
+            self._live.send(word)
         except OSError:
             pass  # the child is dead: _await_import says so
 
@@ -142,7 +159,7 @@ class SubmissionEndpoint(Endpoint):
         after that the exercise fails. A child that died says so in
         ``_await_import``."""
         try:
-            heard = self.child.receive_raw(min(time.monotonic() + WORD_SECONDS, self.import_deadline))
+            heard = self._live.receive_raw(min(time.monotonic() + WORD_SECONDS, self._import_deadline))
         except (protocol.Closed, protocol.ProtocolError):
             return True  # _await_import reads the same end of the pipe, and says why
         except protocol.Timeout:
@@ -167,7 +184,7 @@ class SubmissionEndpoint(Endpoint):
         """Wait for the child to say it imported the file; the child is then
         ready, or stopped (and, once, left for ``_start`` to replace)."""
         try:
-            ready = self.child.receive(self.import_deadline)
+            ready = self._live.receive(self._import_deadline)
         except protocol.Timeout:
             self._stop()
             raise self._fail(
@@ -198,7 +215,7 @@ class SubmissionEndpoint(Endpoint):
             if not fault.not_implemented:
                 fault.message = t("导入文件失败：" + fault.message.zh, "importing the file failed: " + fault.message.en)
             raise self._fail(fault)
-        self.child.phase = Phase.READY
+        self._live.phase = Phase.READY
 
     def _stop(self) -> None:
         """Kill the child and everything it started; keep what it printed."""
@@ -228,9 +245,9 @@ class SubmissionEndpoint(Endpoint):
                 self._start()
             self.next_id += 1
             request = dict(request, id=self.next_id)
-            deadline = min(time.monotonic() + self.limits.request_seconds, self.budget_end)
+            deadline = min(time.monotonic() + self.limits.request_seconds, self._budget_end)
             try:
-                response = self.child.exchange(request, deadline)
+                response = self._live.exchange(request, deadline)
                 break
             except (protocol.Closed, BrokenPipeError, OSError):
                 self._stop()

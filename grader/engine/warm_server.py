@@ -60,8 +60,8 @@ def _serve_one(grader, argv: list, started_notes: str) -> dict:
         problem = "--watch is the command line's own"
     if problem is not None:
         return {"code": 2, "stdout": "", "stderr": f"python -m grader: 错误 / error: {problem}\n"}
-    said = grade_folder(grader, args)
-    return {"code": said.code, "stdout": said.stdout, "stderr": started_notes + said.stderr}
+    graded = grade_folder(grader, args)
+    return {"code": graded.code, "stdout": graded.stdout, "stderr": started_notes + graded.stderr}
 
 
 def _lines(sock: socket.socket):
