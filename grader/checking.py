@@ -207,12 +207,12 @@ def describe_difference(got: torch.Tensor, want: torch.Tensor, atol: float = 1e-
     want = want.to(got.dtype)
     bad = ~torch.isclose(got, want, atol=atol, rtol=rtol, equal_nan=True)
     n_bad, n = int(bad.sum()), got.numel()
-    first = tuple(int(i) for i in bad.nonzero()[0]) if n_bad else ()
-    g, w = _num(shown_got[first].item(), 4), _num(shown_want[first].item(), 4)
+    first: tuple = tuple(int(i) for i in bad.nonzero()[0]) if n_bad else ()
+    got_first, want_first = _num(shown_got[first].item(), 4), _num(shown_want[first].item(), 4)
     if n == 1:  # one number (a loss): nothing to count or locate
-        return t(f"得到 {g}，期望 {w}", f"got {g}, expected {w}")
-    lines_zh = [f"{n} 个数中有 {n_bad} 个不对；第一个在 {_where(first)}：得到 {g}，期望 {w}"]
-    lines_en = [f"{n_bad} of {count(n, 'entry', 'entries')} {'differs' if n_bad == 1 else 'differ'}; the first at {_where(first)}: got {g}, expected {w}"]
+        return t(f"得到 {got_first}，期望 {want_first}", f"got {got_first}, expected {want_first}")
+    lines_zh = [f"{n} 个数中有 {n_bad} 个不对；第一个在 {_where(first)}：得到 {got_first}，期望 {want_first}"]
+    lines_en = [f"{n_bad} of {count(n, 'entry', 'entries')} {'differs' if n_bad == 1 else 'differ'}; the first at {_where(first)}: got {got_first}, expected {want_first}"]
     nan, inf = int(torch.isnan(got).sum() - torch.isnan(want).sum()), int(torch.isinf(got).sum() - torch.isinf(want).sum())
     if nan > 0:
         lines_zh.append(f"有 {nan} 个 NaN")

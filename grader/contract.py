@@ -21,7 +21,7 @@ def head_state(n_embd: int, head_size: int, seed: int, dtype: torch.dtype = torc
 def mha_state(n_embd: int, n_head: int, seed: int) -> dict:
     """MultiHeadAttention built with the grader's stand-in heads (``MHA_STANDINS``: the same parameter names as Head)."""
     hs = n_embd // n_head
-    shapes = {f"heads.{i}.{p}.weight": (hs, n_embd) for i in range(n_head) for p in ("key", "query", "value")}
+    shapes: dict[str, tuple[int, ...]] = {f"heads.{i}.{p}.weight": (hs, n_embd) for i in range(n_head) for p in ("key", "query", "value")}
     shapes.update({"proj.weight": (n_embd, n_embd), "proj.bias": (n_embd,)})
     return random_state(shapes, seed)
 
@@ -83,7 +83,7 @@ GPT_STANDINS = BY_ID["ex7_gpt"].standins
 
 def gpt_state(vocab_size: int, n_embd: int, n_layer: int, block_size: int, seed: int, dtype: torch.dtype = torch.float32) -> dict:
     """Parameters of a GPT built with the stand-in Block of ``GPT_STANDINS``."""
-    shapes = {"token_embedding_table.weight": (vocab_size, n_embd), "position_embedding_table.weight": (block_size, n_embd)}
+    shapes: dict[str, tuple[int, ...]] = {"token_embedding_table.weight": (vocab_size, n_embd), "position_embedding_table.weight": (block_size, n_embd)}
     for i in range(n_layer):
         shapes.update({f"blocks.{i}.standin.weight": (n_embd, n_embd), f"blocks.{i}.standin.bias": (n_embd,)})
     shapes.update({"ln_f.weight": (n_embd,), "ln_f.bias": (n_embd,), "lm_head.weight": (vocab_size, n_embd), "lm_head.bias": (vocab_size,)})

@@ -218,10 +218,9 @@ def in_layout(x: torch.Tensor, layout: str, g: torch.Generator) -> torch.Tensor:
 
 
 def _size(value, sizes: dict, block_size: int | None):
-    if value == "block_size":
-        return block_size
-    if value == "past block_size":
-        return block_size + 3
+    if value in ("block_size", "past block_size"):
+        assert block_size is not None, "a module's draws need its block_size"
+        return block_size if value == "block_size" else block_size + 3
     return value
 
 
@@ -273,7 +272,7 @@ def _drawn_once(domain: Domain, seed: int, n: int, axes: dict, block_size, vocab
         args = []
         for spec in domain.args:
             kind, _, letters = spec.rpartition(":")
-            shape = []
+            shape: list[int] = []
             for letter in letters.replace("...", "."):
                 shape.extend(batch if letter == "." else [sizes[letter]])
             if kind == "long":

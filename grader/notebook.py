@@ -128,7 +128,7 @@ def points(exercise_id: str, hidden: bool = False, folder: str | None = None) ->
     return earned
 
 
-def failed_checks(tests: list, warnings: list[str] = ()) -> str:
+def failed_checks(tests: list, warnings: tuple[str, ...] | list[str] = ()) -> str:
     """The checks not passed, by name and points, then the known mistakes
     they found, each once: what nbgrader's Validate shows of a failed test
     cell in place of its "Partial credit; passed some but not all of the tests"."""
@@ -209,7 +209,8 @@ def to_html(results: dict, text: str, warnings: list[str] | None = None) -> str:
     student wrote or printed is escaped, so their output shows as text."""
     esc = html.escape
     tests = results.get("tests", [])
-    rows, failed = {}, {}
+    rows: dict = {}
+    failed: dict = {}
     for t in tests:
         ex = t["tags"][0]
         got, most, passed = rows.get(ex, (0, 0, 0))

@@ -94,7 +94,7 @@ def without_iri_parser() -> None:
     (nbgrader's dependencies bring it): 2 to 6 s, most of nbformat's import,
     for a format check that validating a notebook never makes. The module is
     marked absent, as jsonschema expects where it is not installed."""
-    sys.modules.setdefault("rfc3987_syntax", None)
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None: "cannot be imported", as the import system reads it
 
 
 def read(data: bytes, display_name: str, exercise_id: str, max_code: int | None = None) -> Code:
@@ -249,8 +249,8 @@ def _short(exc: Exception) -> str:
 
 def _is_answer(cell: dict, exercise_id: str) -> bool:
     metadata = cell.get("metadata") or {}
-    nbgrader = metadata.get("nbgrader") if isinstance(metadata.get("nbgrader"), dict) else {}
-    return metadata.get("exercise") == exercise_id or nbgrader.get("solution") is True
+    nbgrader = metadata.get("nbgrader")
+    return metadata.get("exercise") == exercise_id or (isinstance(nbgrader, dict) and nbgrader.get("solution") is True)
 
 
 class _Changes:

@@ -34,7 +34,7 @@ def terminal():
 
 
 def _name(requirement: str) -> str:
-    return re.match(r"[A-Za-z0-9_.-]*", requirement).group().lower()
+    return re.match(r"[A-Za-z0-9_.-]*", requirement).group().lower()  # type: ignore[union-attr]  # * matches the empty string too
 
 
 def announcement(packages: list[str], environ, platform: str) -> str:

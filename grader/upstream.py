@@ -124,7 +124,7 @@ def forward_behind_generate(sub, init: list, state: dict, windows) -> Text | Non
     from grader.checking import unique_rows
     from grader.contract import GPT_STANDINS, gpt_by_hand
 
-    distinct = []
+    distinct: list = []
     for window in windows:
         rows, _ = unique_rows(window)  # a sampling check's thousands of rows hold a few contexts
         if not any(tuple(rows.shape) == tuple(seen.shape) and torch.equal(rows, seen) for seen in distinct):

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing
 
 from grader.files import PROJECT
 
@@ -55,7 +56,7 @@ def project_env(extra: dict | None = None, project: str = PROJECT) -> dict:
     ``extra``: set by the caller itself (the project's tests shorten time
     limits so). ``project``: the course whose grader it runs."""
     env = {k: v for k, v in os.environ.items() if k in _KEPT or k.startswith("LC_")}
-    system_path = os.confstr("CS_PATH") if hasattr(os, "confstr") else "/usr/bin:/bin"
+    system_path = (os.confstr("CS_PATH") if hasattr(os, "confstr") else None) or "/usr/bin:/bin"
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", system_path])
     env["PYTHONPATH"] = project
     env.update(extra or {})
@@ -73,7 +74,7 @@ class WarmGrader:
         self.proc: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
         self.starts = 0  # how many servers this client has started (tests look)
-        self.log = None  # the server's stderr, a temporary file
+        self.log: typing.IO[bytes] | None = None  # the server's stderr, a temporary file
         self.hurt = False  # the last server died between gradings, not of its idle time: the next grading says so
 
     @property
@@ -131,6 +132,7 @@ class WarmGrader:
 
     def _ask(self, argv: list[str]) -> tuple[int, str, str]:
         self.start()
+        assert self.sock is not None  # start() made one
         try:
             self.sock.sendall(json.dumps({"argv": list(argv)}).encode() + b"\n")
         except OSError as exc:
@@ -142,18 +144,20 @@ class WarmGrader:
         """Wait for the server's answer, watching that it stays alive and running."""
         buffer = b""
         deadline = time.monotonic() + LONGEST_SECONDS
+        sock, proc = self.sock, self.proc
+        assert sock is not None and proc is not None  # start() made them
         with selectors.DefaultSelector() as sel:
-            sel.register(self.sock, selectors.EVENT_READ)
+            sel.register(sock, selectors.EVENT_READ)
             try:
                 while b"\n" not in buffer:
                     if not sel.select(timeout=0.5):
-                        if self.proc.poll() is not None:
-                            raise _Hurt(f"the grader ended (status {self.proc.returncode})")
-                        if _stopped(self.proc.pid) or time.monotonic() > deadline:
+                        if proc.poll() is not None:
+                            raise _Hurt(f"the grader ended (status {proc.returncode})")
+                        if _stopped(proc.pid) or time.monotonic() > deadline:
                             raise _Hurt("the grader was stopped or wedged")
                         continue
                     try:
-                        chunk = self.sock.recv(1 << 20)
+                        chunk = sock.recv(1 << 20)
                     except OSError as exc:
                         raise _Hurt(f"the grader's socket: {exc}") from None
                     if not chunk:

@@ -31,7 +31,9 @@ def examples(block: str) -> list[tuple[list[str], str]]:
     lines, then the lines shown, up to a blank line or the next ``>>>``),
     without importing doctest, which would cost every grading process 6 ms
     (it brings pdb and unittest along)."""
-    source, out, shown = [], [], None
+    source: list[str] = []
+    out: list[tuple[list[str], str]] = []
+    shown: list[str] | None = None
     for line in textwrap.dedent(block).splitlines() + [""]:
         text = line.strip()
         if text.startswith(">>>") or (text.startswith("...") and shown is None and source):
