@@ -41,7 +41,7 @@ WRONG = os.path.join(ROOT, "tests", "catalogue", "wrong")
 ATTACKS = os.path.join(ROOT, "tests", "attacks")
 sys.path.insert(0, ROOT)
 
-from grader.exercises import IDS, TOTAL  # noqa: E402
+from grader.exercises import IDS, TOTAL  # noqa: E402 - after the sys.path line above
 
 # Attacks that fail fast (no waiting for a time limit, no new zygote): a
 # class has a few cheaters, not a few who each cost a minute.

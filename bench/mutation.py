@@ -82,8 +82,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from grader.exercises import IDS  # noqa: E402
-from grader.regions import BEGIN, END  # noqa: E402
+from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
+from grader.regions import BEGIN, END  # noqa: E402 - after the sys.path line above
 
 SOLUTIONS = os.path.join(ROOT, "solutions")
 EQUIVALENTS = os.path.join(ROOT, "checks", "equivalent_mutants.toml")

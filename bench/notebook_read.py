@@ -18,8 +18,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from grader import notebook_source  # noqa: E402
-from grader.engine.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES  # noqa: E402
+from grader import notebook_source  # noqa: E402 - after the sys.path line above
+from grader.engine.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES  # noqa: E402 - after the sys.path line above
 
 CODE = MAX_FILE_BYTES - 100
 

@@ -15,7 +15,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from batch_100 import ROOT, make_class, timed  # noqa: E402
+from batch_100 import ROOT, make_class, timed  # noqa: E402 - after the sys.path line above
 
 
 def main() -> None:

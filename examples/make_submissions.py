@@ -37,7 +37,7 @@ STUBS = os.path.join(ROOT, "exercises")
 WRONG = os.path.join(ROOT, "tests", "catalogue", "wrong")
 sys.path.insert(0, ROOT)
 
-from grader.exercises import IDS  # noqa: E402
+from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
 
 EVE_EX0 = '''"""ex0: weighted_sum."""
 import os

@@ -590,7 +590,7 @@ def expect_parts(got, want, what: Text) -> None:
     w = [(contract, args) for _, contract, args in want.parts]
     if g == w:
         return
-    count = lambda parts, c: sum(1 for contract, _ in parts if contract == c)  # noqa: E731
+    count = lambda parts, c: sum(1 for contract, _ in parts if contract == c)  # noqa: E731 - a one-line helper
     for contract in dict.fromkeys(c for c, _ in w + g):
         n_got, n_want = count(g, contract), count(w, contract)
         if n_got != n_want:

@@ -13,7 +13,7 @@ SOLUTIONS = os.path.join(ROOT, "solutions")
 EXERCISES = os.path.join(ROOT, "exercises")
 sys.path.insert(0, ROOT)
 
-from grader.exercises import IDS  # noqa: E402
+from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
 
 
 BACKGROUND_LAST = "test_attacks.py"  # graded in the background from the start, its tests run last

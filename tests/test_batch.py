@@ -104,7 +104,7 @@ def skipped_lines(stderr: str) -> set:
 def gradebook_counts(out) -> dict:
     con = sqlite3.connect(os.path.join(out, "gradebook.db"))
     try:
-        q = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
+        q = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731 - a one-line helper
         return {
             "assignments": q("select count(*) from assignment"),
             "notebooks": q("select count(*) from notebook"),

@@ -301,7 +301,7 @@ def test_replay_agrees_with_the_reference_on_the_whole_wrong_catalogue(release, 
     # The reference on the inputs as written, which the release recorded (a
     # teacher's grading draws other inputs).
     grader = Grader(inputs_seed=0, many=True)
-    verdicts = lambda g: [(r.check_id, r.passed, r.points, r.feedback) for r in g.results]  # noqa: E731
+    verdicts = lambda g: [(r.check_id, r.passed, r.points, r.feedback) for r in g.results]  # noqa: E731 - a one-line helper
     try:
         for ex in IDS:  # each exercise's files in one pytest session of each grader, as a batch grades
             paths = [p for p in sorted(WRONG.glob("*.py")) if p.name.split("__")[0] == ex]

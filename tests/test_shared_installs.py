@@ -26,7 +26,7 @@ def test_the_second_environment_links_to_the_first(tmp_path):
     b = _environment(str(tmp_path / "b"), {**FILES, "nn/modules/linear.py": b"class Linear: patched\n"})
     assert shared_installs.share(work, site=a[1], prefix=a[0]) == 0  # the first fills the store
     assert shared_installs.share(work, site=b[1], prefix=b[0]) == 2  # the same bytes: linked
-    inode = lambda env, rel: os.stat(os.path.join(env[1], "torch", rel)).st_ino  # noqa: E731
+    inode = lambda env, rel: os.stat(os.path.join(env[1], "torch", rel)).st_ino  # noqa: E731 - a one-line helper
     assert inode(a, "lib/libtorch_cpu.so") == inode(b, "lib/libtorch_cpu.so")
     assert inode(a, "__init__.py") == inode(b, "__init__.py")
     assert inode(a, "nn/modules/linear.py") != inode(b, "nn/modules/linear.py")  # different bytes stay apart

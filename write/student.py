@@ -168,7 +168,7 @@ def load(folder: str) -> dict:
     except NotImplementedError as exc:
         blamed, line = where(exc, folder)
         raise NotReady(unfinished(blamed or ex, line)) from None
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - any error of the student's model is said as theirs
         blamed, line = where(exc, folder)
         raise NotReady(failed(blamed or ex, exc, line)) from None
     return modules

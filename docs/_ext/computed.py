@@ -220,7 +220,7 @@ def _resolve_num(node, namespace, location):
         expr, spec = (s.strip() for s in expr.rsplit("|", 1))
     try:
         value = eval(expr, namespace)  # noqa: S307 - the docs' own expressions
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:  # noqa: BLE001 - a page's expression that fails is a warning, not a failed build
         logger.warning("{num}`%s` raised %s: %s", expr, type(e).__name__, e, location=location)
         return nodes.Text(node["shown"] or "?")
     if node["shown"] is None:

@@ -82,7 +82,7 @@ class GraderOutput(SphinxDirective):
         spec = self.arguments[0]
         try:
             sample = _graded(Path(self.env.srcdir), spec)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001 - said as the directive's error, naming the sample
             raise self.error(f"{{grader-output}} {spec}: {e}") from e
         for stem in _mistakes(spec):
             self.env.note_dependency(str(WRONG / f"{stem}.py"))
@@ -139,7 +139,7 @@ class PublicChecksCatch(SphinxDirective):
             self.env.note_dependency(str(WRONG / f"{stem}.py"))
             try:
                 sample = _graded(Path(self.env.srcdir), stem)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:  # noqa: BLE001 - said as the directive's error, naming the mistake
                 raise self.error(f"{{public-checks-catch}} {stem}: {e}") from e
             if sample["score"] >= sample["max_score"]:
                 logger.warning("%s loses no points on the public checks, but the page says they catch it", stem, location=self.get_location())

@@ -222,7 +222,7 @@ class _CatalogueDirective(SphinxDirective):
     def samples(self, what: str) -> dict:
         try:
             return graded()
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001 - said as the directive's error
             raise self.error(f"{{{what}}}: {e}") from e
 
 

@@ -42,7 +42,7 @@ def _panel(ax, matrix, title, fmt, cmap, fontsize):
 def alt() -> dict:
     s = scores()
     w = causal_weights(s)
-    rows = lambda sep: sep.join(" ".join(f"{v:.2f}" if v else "0" for v in row) for row in w.tolist())  # noqa: E731
+    rows = lambda sep: sep.join(" ".join(f"{v:.2f}" if v else "0" for v in row) for row in w.tolist())  # noqa: E731 - a one-line helper
     return {
         "zh": f"三个 {T}×{T} 的表，格子里写着数，位置从 0 数起。第一个是随机的分数；第二个 causal_mask(scores) 是同样的分数，"
         f"只是对角线以上都换成了 −∞（灰格子）；第三个 causal_weights(scores) 是 softmax 之后的权重：对角线以上都是 0，"

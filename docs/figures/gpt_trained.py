@@ -38,13 +38,13 @@ for _path in (ROOT, ROOT / "solutions"):  # as docs/conf.py puts them, when run 
     if str(_path) not in sys.path:
         sys.path.append(str(_path))
 
-from ex2_scores import attention_scores  # noqa: E402
-from ex3_scaling import scale_scores  # noqa: E402
-from ex4_masking import causal_weights  # noqa: E402
-from ex7_gpt import GPT  # noqa: E402
+from ex2_scores import attention_scores  # noqa: E402 - after the sys.path line above
+from ex3_scaling import scale_scores  # noqa: E402 - after the sys.path line above
+from ex4_masking import causal_weights  # noqa: E402 - after the sys.path line above
+from ex7_gpt import GPT  # noqa: E402 - after the sys.path line above
 
-from write import corpus, training  # noqa: E402
-from write.command import DEFAULT_PROMPT, LENGTH, SAMPLES  # noqa: E402
+from write import corpus, training  # noqa: E402 - after the sys.path line above
+from write.command import DEFAULT_PROMPT, LENGTH, SAMPLES  # noqa: E402 - after the sys.path line above
 
 PATH = Path(__file__).with_name("gpt_trained.pt")
 SETTINGS = training.Settings(keep_best=False)  # the command's, but for the weights kept: the last ones

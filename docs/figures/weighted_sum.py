@@ -23,8 +23,8 @@ def alt() -> dict:
     (sharp, _), (flat, _) = CASES
     ws, wf = torch.softmax(sharp, dim=-1), torch.softmax(flat, dim=-1)
     ss, sf = weighted_sum(sharp, VALUES), weighted_sum(flat, VALUES)
-    nums = lambda w: ", ".join(f"{v:.3f}" for v in w.tolist())  # noqa: E731
-    point = lambda s: f"[{s[0]:.3f}, {s[1]:.3f}]"  # noqa: E731
+    nums = lambda w: ", ".join(f"{v:.3f}" for v in w.tolist())  # noqa: E731 - a one-line helper
+    point = lambda s: f"[{s[0]:.3f}, {s[1]:.3f}]"  # noqa: E731 - a one-line helper
     values = ", ".join(_vec(v) for v in VALUES)
     return {
         "zh": f"两幅图。柱状图：softmax 把分数 {_vec(sharp)} 变成权重 {nums(ws).replace(', ', '、')}（红），"

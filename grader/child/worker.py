@@ -242,7 +242,7 @@ def main(spec: dict, req_fd: int, resp_fd: int, out_fd: int, user: child_user.Ch
                 response = {"batch": [_answer(module, r, filename) for r in request["requests"]]}
             else:
                 response = _plain_response(ops.execute(module, request), bool(request.get("tuple_out")))
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too: any error of the submission's is its answer
             response = {"error": describe(exc, filename)}
         response["id"] = request.get("id")
         _safe_send(resp_fd, response)
@@ -295,5 +295,5 @@ def _safe_send(fd: int, message: dict) -> None:
     except BaseException as exc:  # noqa: BLE001 - e.g. a result the protocol cannot carry (a tensor of an unknown dtype)
         try:
             protocol.send(fd, {"id": message.get("id"), "error": {"type": type(exc).__name__, "message": "the result could not be sent back: " + _text(exc), "lines": []}})
-        except BaseException:  # noqa: BLE001
+        except BaseException:  # noqa: BLE001 - not even the error can be sent: the child ends, which the grader reports
             os._exit(71)

@@ -454,7 +454,7 @@ class _Queue:
         grade: Grade | Exception
         try:
             grade = grading.finish(results, collect_errors, self.log.getvalue() if self.log else "")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - reported for this submission; the batch goes on
             grade = exc
         self.report(grading.job, grade)
 

@@ -188,7 +188,7 @@ def _guarded(sid: str, name: str, read) -> Entry:
     files never stop the batch."""
     try:
         return read()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a file that cannot be read is that student's note; the batch goes on
         return Entry(sid, None, [_note("无法读取，未评分", f"could not be read, not graded ({type(exc).__name__})")], printable(name or sid), name=printable(name))
 
 

@@ -221,16 +221,16 @@ def serve(conn, path: str, assignment: str, existing: bool = False, due=None) ->
             _, student_id, points, timestamp, late = msg
             writer.record(student_id, points, timestamp, late)
             count += 1
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - the gradebook's error is reported once, after the batch; grading goes on
             error = error or traceback.format_exc(limit=3)
             try:
                 writer.gb.db.rollback()
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - rolling back what failed; the first error is the one reported
                 pass
     if writer is not None:
         try:
             writer.close()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - closing after an error already reported
             pass
     try:
         conn.send(("error", error) if error else ("ok", count))

@@ -167,7 +167,7 @@ def autograde(root: str, exercise: str, grader=None) -> int:
                     "The grader failed on this submission: it is not graded and costs no attempt; your teacher can see the details.",
                 ),
             )
-        except BaseException:  # noqa: BLE001
+        except BaseException:  # noqa: BLE001 - whatever ended the grading, PrairieLearn gets an exit code and the traceback in its log
             traceback.print_exc()
             return 1
         return 0
