@@ -128,10 +128,26 @@ def _grouped(failed):
 
 
 def terminal(grade, title: str = "") -> str:
-    out = []
+    """The report a terminal shows: the table of points, what failed and why,
+    then the closing lines, wrapped to the terminal's width."""
+    out = _table(grade, title)
+    notes = notes_text(grade)
+    if notes:
+        out += [notes, ""]
+    _add_failures(grade, out)
+    if out[-1]:
+        out.append("")
+    for err in grade.errors:
+        out += ["评分程序出错 / grader error:\n" + err, ""]
+    out += closing(grade)
+    text = "\n".join(out).rstrip()
+    return "\n".join(w for line in text.splitlines() for w in wrap(line)) + "\n"
+
+
+def _table(grade, title: str) -> list[str]:
+    """The table: each exercise's points and checks passed, then the total."""
     rule = "─" * WIDTH
-    out.append(title or f"注意力练习评分 / Attention exercises: {grade.submission}")
-    out.append(rule)
+    out = [title or f"注意力练习评分 / Attention exercises: {grade.submission}", rule]
     out.append(pad("练习 / exercise", 46) + pad("得分 / points", 16, True) + pad("通过 / passed", 16, True))
     out.append(rule)
     for ex, rs in _exercise_rows(grade):
@@ -150,9 +166,13 @@ def terminal(grade, title: str = "") -> str:
         out.append(f"(+n)：隐藏检查的分数，共 {_num(hidden)} 分，由老师评分")
         out.append(f"(+n): points of hidden checks, {_num(hidden)} in all: graded by your teacher")
     out.append("")
-    notes = notes_text(grade)
-    if notes:
-        out += [notes, ""]
+    return out
+
+
+def _add_failures(grade, out: list[str]) -> None:
+    """Each exercise with a check that failed: one line where it is not
+    started, else its failed checks grouped by their feedback and what its
+    code printed (appended to ``out``, whose last line decides the spacing)."""
     for ex, rs in _exercise_rows(grade):
         failed = [r for r in rs if not r.passed]
         if not failed:
@@ -169,33 +189,33 @@ def terminal(grade, title: str = "") -> str:
         if shared is not None:
             out.append(_indent(shared))
         else:
-            # Checks that failed for the same reason (say, one unfinished
-            # function) are listed together, with the reason once.
-            groups = list(_grouped(failed))
-            for feedback, group in groups[:SHOWN_IN_FULL]:
-                if not_started(group):
-                    # A function not written yet: its checks are counted, not listed.
-                    most = sum(r.max_points for r in group)
-                    out.append(f"✗ {len(group)} 项检查 / {count(len(group), 'check')}  (0/{_num(most)})")
-                else:
-                    for r in group:
-                        out.append(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})")
-                out.append(_indent(feedback))
-            rest = [r for _, group in groups[SHOWN_IN_FULL:] for r in group]
-            if rest:
-                out.append(f"还有 {len(rest)} 项检查未通过（先改上面的，它们常常一起变好）")
-                out.append(f"{count(len(rest), 'more check')} failed (fix the ones above first; these often follow):")
-                out.extend(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})" for r in rest)
+            out += _failed_checks(failed)
         if printed:
             out.append(_indent("你的程序输出 / your code printed:\n" + _indent(printed[-1200:])))
         out.append("")
-    if out[-1]:
-        out.append("")
-    for err in grade.errors:
-        out += ["评分程序出错 / grader error:\n" + err, ""]
-    out += closing(grade)
-    text = "\n".join(out).rstrip()
-    return "\n".join(w for line in text.splitlines() for w in wrap(line)) + "\n"
+
+
+def _failed_checks(failed: list) -> list[str]:
+    """Checks that failed for the same reason (say, one unfinished function)
+    listed together, with the reason once; the first ``SHOWN_IN_FULL``
+    reasons in full, the rest by name."""
+    out = []
+    groups = list(_grouped(failed))
+    for feedback, group in groups[:SHOWN_IN_FULL]:
+        if not_started(group):
+            # A function not written yet: its checks are counted, not listed.
+            most = sum(r.max_points for r in group)
+            out.append(f"✗ {len(group)} 项检查 / {count(len(group), 'check')}  (0/{_num(most)})")
+        else:
+            for r in group:
+                out.append(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})")
+        out.append(_indent(feedback))
+    rest = [r for _, group in groups[SHOWN_IN_FULL:] for r in group]
+    if rest:
+        out.append(f"还有 {len(rest)} 项检查未通过（先改上面的，它们常常一起变好）")
+        out.append(f"{count(len(rest), 'more check')} failed (fix the ones above first; these often follow):")
+        out.extend(f"✗ {r.name}  ({_num(r.points)}/{_num(r.max_points)})" for r in rest)
+    return out
 
 
 def closing(grade) -> list[str]:
