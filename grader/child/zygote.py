@@ -188,68 +188,97 @@ def _serve(sock: socket.socket, sandboxed: bool = False, many: bool = False, use
     if many:
         _huge_pages()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle
-    workers: set[int] = set()  # children the grader still talks to
-    while True:
-        try:
-            msg, fds, _, _ = socket.recv_fds(sock, _BUF, 3)
-        except OSError:
-            break
-        if not msg:
-            break
-        cmd = json.loads(msg)
-        if cmd["cmd"] in ("release", "kill"):
-            unconfined.result()  # read before a kill of children could take the test child with them
-        if cmd["cmd"] == "spawn":
-            pid = os.fork()
-            if pid == 0:
-                sock.close()
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                worker.main(cmd["spec"], fds[0], fds[1], fds[2], user=user, reach=reach.fds)
-                os._exit(0)
-            for fd in fds:
-                os.close(fd)
-            workers.add(pid)
-            sock.sendall(json.dumps({"pid": pid}).encode())
-        elif cmd["cmd"] == "release":
-            # The grader is done with this child: kill it and what it started,
-            # without making the grader wait (it has the next child already).
-            workers.discard(cmd["pid"])
-            limits.kill_group(cmd["pid"])
-            limits.kill_process(cmd["pid"])  # reaped: only orphans, if any, are left to look for
-            limits.kill_children(keep=frozenset(workers))
-            _clear(sandboxed, user, places)  # the next exercise starts from a clean /tmp, /dev/shm and IPC
-        elif cmd["cmd"] == "kill":
-            # Kill one child's process group, and every orphan: anything that is
-            # our child but not a child the grader still talks to was started
-            # by a submission and left behind.
-            if cmd.get("pid") is None:
-                workers.clear()
-                if sandboxed or user is not None:
-                    limits.kill_children()
-                    _clear(sandboxed, user, places)
-            else:
-                workers.discard(cmd["pid"])
-                limits.kill_group(cmd["pid"])
-            limits.kill_children(keep=frozenset(workers))
-            sock.sendall(b'{"ok": true}')
-        elif cmd["cmd"] == "sync":
-            # Answered after every earlier command: the children released
-            # before it are dead when the grader reads this.
-            sock.sendall(b'{"ok": true}')
-        elif cmd["cmd"] == "unconfined":
-            sock.sendall(json.dumps({"unconfined": unconfined.result()}).encode())
-        elif cmd["cmd"] == "wake":
-            # A child started ahead may have been stopped (SIGSTOP) by the
-            # exercise before it: go on, before it is asked to import.
+    _Server(sock, sandboxed, user, reach, places, unconfined, worker).serve()
+
+
+class _Server:
+    """The zygote's side of its socket: one handler per command of the
+    grader's (``Zygotes``), each a method below; an unknown one is ignored."""
+
+    def __init__(self, sock: socket.socket, sandboxed: bool, user: child_user.ChildUser | None, reach, places, unconfined: _ConfinementReport, worker):
+        self.sock, self.sandboxed, self.user, self.reach, self.places = sock, sandboxed, user, reach, places
+        self.unconfined, self.worker = unconfined, worker
+        self.workers: set[int] = set()  # children the grader still talks to
+        self.handlers = {
+            "spawn": self.spawn,
+            "release": self.release,
+            "kill": self.kill,
+            "sync": self.sync,
+            "unconfined": self.report_unconfined,
+            "wake": self.wake,
+        }
+
+    def serve(self) -> None:
+        while True:
             try:
-                os.killpg(cmd["pid"], signal.SIGCONT)
-            except (ProcessLookupError, PermissionError):
-                pass
-            sock.sendall(b'{"ok": true}')
-        elif cmd["cmd"] == "exit":
-            break
-    limits.kill_children()
-    _clear(sandboxed, user, places)  # nothing of this grader's children outlives it
+                msg, fds, _, _ = socket.recv_fds(self.sock, _BUF, 3)
+            except OSError:
+                break
+            if not msg:
+                break
+            cmd = json.loads(msg)
+            if cmd["cmd"] == "exit":
+                break
+            if cmd["cmd"] in ("release", "kill"):
+                self.unconfined.result()  # read before a kill of children could take the test child with them
+            handler = self.handlers.get(cmd["cmd"])
+            if handler is not None:
+                handler(cmd, fds)
+        limits.kill_children()
+        _clear(self.sandboxed, self.user, self.places)  # nothing of this grader's children outlives it
+
+    def spawn(self, cmd: dict, fds: list[int]) -> None:
+        pid = os.fork()
+        if pid == 0:
+            self.sock.close()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            self.worker.main(cmd["spec"], fds[0], fds[1], fds[2], user=self.user, reach=self.reach.fds)
+            os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        self.workers.add(pid)
+        self.sock.sendall(json.dumps({"pid": pid}).encode())
+
+    def release(self, cmd: dict, fds: list[int]) -> None:
+        # The grader is done with this child: kill it and what it started,
+        # without making the grader wait (it has the next child already).
+        self.workers.discard(cmd["pid"])
+        limits.kill_group(cmd["pid"])
+        limits.kill_process(cmd["pid"])  # reaped: only orphans, if any, are left to look for
+        limits.kill_children(keep=frozenset(self.workers))
+        _clear(self.sandboxed, self.user, self.places)  # the next exercise starts from a clean /tmp, /dev/shm and IPC
+
+    def kill(self, cmd: dict, fds: list[int]) -> None:
+        # Kill one child's process group, and every orphan: anything that is
+        # our child but not a child the grader still talks to was started
+        # by a submission and left behind.
+        if cmd.get("pid") is None:
+            self.workers.clear()
+            if self.sandboxed or self.user is not None:
+                limits.kill_children()
+                _clear(self.sandboxed, self.user, self.places)
+        else:
+            self.workers.discard(cmd["pid"])
+            limits.kill_group(cmd["pid"])
+        limits.kill_children(keep=frozenset(self.workers))
+        self.sock.sendall(b'{"ok": true}')
+
+    def sync(self, cmd: dict, fds: list[int]) -> None:
+        # Answered after every earlier command: the children released
+        # before it are dead when the grader reads this.
+        self.sock.sendall(b'{"ok": true}')
+
+    def report_unconfined(self, cmd: dict, fds: list[int]) -> None:
+        self.sock.sendall(json.dumps({"unconfined": self.unconfined.result()}).encode())
+
+    def wake(self, cmd: dict, fds: list[int]) -> None:
+        # A child started ahead may have been stopped (SIGSTOP) by the
+        # exercise before it: go on, before it is asked to import.
+        try:
+            os.killpg(cmd["pid"], signal.SIGCONT)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.sock.sendall(b'{"ok": true}')
 
 
 def _clear(sandboxed: bool, user: child_user.ChildUser | None, places=()) -> None:
