@@ -97,13 +97,46 @@ class Grader:
         solutions are (a teacher's grading: no submission has seen the
         inputs), and 0 without them (the student's own run, reproducible,
         answered from the release's recorded answers)."""
-        from grader.child import cgroup, child_user, confine
+        # The order is the point: each step needs the ones before it.
+        self._protect_this_process()  # before any child exists
+        self.limits = limits or Limits()
+        self._choose_confinement(sandbox, checks_dir, solutions_dir)  # the sandbox, else the children's own user
+        from grader.child import cgroup
+
+        # Memory and processes counted for all of a submission's processes
+        # together: the zygote joins the group, so it comes first.
+        self.group = cgroup.make(self.limits.memory_bytes, self.limits.processes)
+        self.exchange = self._exchange_folder()  # where it may be depends on the children's user; the sandbox binds it
+        self.remake = self._zygote_maker(many)  # also makes a new one where a submission killed it
+        self.zygote = self._first_zygote(many)  # before anything a submission must not see is imported
+        if sandbox == "require":
+            self._refuse_unconfined()
+        self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
+        self.inputs_seed = self.seed_for(inputs_seed)
+        from grader.engine.redact import Redactor  # after the zygote: it reads the checks and the solutions
+
+        self.redactor = Redactor(checks_dir, solutions_dir)
+        self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
+        self.references: dict | None = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
+
+    @staticmethod
+    def _protect_this_process() -> None:
+        """A subreaper (what a child orphans comes back here), and no child
+        may open this process's memory through /proc."""
+        from grader.child import confine
         from grader.child import limits as limits_mod
-        from grader.engine import sandbox as sandbox_mod
 
         limits_mod.become_subreaper()
-        confine.protect_self()  # no child opens this process's memory through /proc
-        self.limits = limits or Limits()
+        confine.protect_self()
+
+    def _choose_confinement(self, sandbox: str, checks_dir: str, solutions_dir: str) -> None:
+        """The sandbox, where it is asked for or there is something to
+        protect; without it, where the grader is root, a user of the
+        grader's own for the children. Sets ``quiet``, ``sandboxed``,
+        ``child_user`` (and its claim) and ``unconfined``."""
+        from grader.child import child_user
+        from grader.engine import sandbox as sandbox_mod
+
         hidden = os.path.join(checks_dir, "hidden")
         secrets = os.path.isdir(solutions_dir) or os.path.isdir(hidden)
         self.quiet = not secrets  # a student's own copy grades the student's own code: nothing to warn about
@@ -119,29 +152,18 @@ class Grader:
             decision = child_user.probe(child_user.interpreter_paths(), [solutions_dir, hidden])
             self.child_user, self._user_claim = decision.user, decision.claim_fd
             self.unconfined += decision.problems
-        # Memory and processes counted for all of a submission's processes together.
-        self.group = cgroup.make(self.limits.memory_bytes, self.limits.processes)
-        # Private copies of submissions live here; it is the only folder of
-        # ours a sandboxed child can see (read-only). The grader's own user
-        # may go through it to its copy, never list it.
-        if self.child_user is None:
-            self.exchange = tempfile.mkdtemp(prefix="attention-grader-")
-        else:
-            # In /tmp, not in a batch worker's own folder (0700 all the way
-            # down): every folder above the copy must let that user through.
-            self.exchange = tempfile.mkdtemp(prefix="attention-grader-", dir="/tmp")
-            os.chmod(self.exchange, 0o711)
-        self.remake = self._zygote_maker(many)  # also makes a new one where a submission killed it
-        self.zygote = self._first_zygote(many)
-        if sandbox == "require":
-            self._refuse_unconfined()
-        self.checks_dir, self.solutions_dir = checks_dir, solutions_dir
-        self.inputs_seed = self.seed_for(inputs_seed)
-        from grader.engine.redact import Redactor
 
-        self.redactor = Redactor(checks_dir, solutions_dir)
-        self.reference_memo: dict = {}  # request key -> the reference's answer, for every submission
-        self.references: dict | None = None  # exercise id -> ReferenceEndpoint, loaded before the first submission runs
+    def _exchange_folder(self) -> str:
+        """Private copies of submissions live here; it is the only folder of
+        ours a sandboxed child can see (read-only). The grader's own user
+        may go through it to its copy, never list it."""
+        if self.child_user is None:
+            return tempfile.mkdtemp(prefix="attention-grader-")
+        # In /tmp, not in a batch worker's own folder (0700 all the way
+        # down): every folder above the copy must let that user through.
+        folder = tempfile.mkdtemp(prefix="attention-grader-", dir="/tmp")
+        os.chmod(folder, 0o711)
+        return folder
 
     def _zygote_maker(self, many: bool):
         """How this grader makes a zygote in a new interpreter: in the
