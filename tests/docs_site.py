@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from environments import environment
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 EXT = DOCS / "_ext"
@@ -59,7 +61,7 @@ def _sphinx_command(srcdir: Path, outdir: Path, *extra: str) -> list[str]:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    return environment(ROOT)
 
 
 def _edition_options(edition: str) -> list[str]:

@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from environments import environment
 import results_schema
 from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission, python_m_grader
 from grader.exercises import BY_ID, IDS, TOTAL
@@ -31,7 +32,7 @@ needs_nbgrader = pytest.mark.skipif(not HAVE_NBGRADER, reason="nbgrader is not i
 
 def _env(tmp) -> dict:
     os.makedirs(tmp, exist_ok=True)
-    return {**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(tmp)}
+    return environment(ROOT, TMPDIR=str(tmp))
 
 
 def batch(*args, tmp, timeout=600) -> subprocess.CompletedProcess:

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from environments import environment
 from catalogue_marks import marked
 from conftest import ROOT, SOLUTIONS, python_m_grader
 from readme_sections import blocks
@@ -65,11 +66,8 @@ sys.exit(99)
 
 
 def _env(bin_dir: Path, **more) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PATH"] = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), env.get("PATH", "")])
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # the release stays as built
-    env.update(more)
-    return env
+    path = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    return environment(None, PATH=path, PYTHONDONTWRITEBYTECODE="1", **more)  # the release stays as built
 
 
 def _bash(script: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:

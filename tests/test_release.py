@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from environments import environment
 from catalogue_marks import marked
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, python_m_grader, run_cli
 from readme_sections import markdown_links
@@ -44,9 +45,7 @@ CHECK_BROKE = ("please tell your teacher", "检查本身出错", "no recorded re
 
 
 def _env(release) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # the release tree stays as built
-    return env
+    return environment(None, PYTHONDONTWRITEBYTECODE="1")  # the release tree stays as built
 
 
 def in_release(release, *args, timeout: float = 600) -> subprocess.CompletedProcess:

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from environments import environment
 from warm_start import WarmStarter
 from grader.child.limits import children_of
 
@@ -46,7 +47,7 @@ def probe_dir(tmp_path):
 
 
 def _env(probe_dir) -> dict:
-    return {**os.environ, "PYTHONPATH": str(probe_dir / "lib"), "PROBE_WORD": "naïve", "PYTHONDONTWRITEBYTECODE": "1"}
+    return environment(probe_dir / "lib", PROBE_WORD="naïve", PYTHONDONTWRITEBYTECODE="1")
 
 
 def test_a_warm_program_sees_what_a_new_interpreter_gives_it(starter, probe_dir):
