@@ -51,6 +51,7 @@ from grader.teacher.class_files import ClassFiles
 from grader.teacher.gradebook import GradebookLink, db_name
 from grader.teacher.grades_csv import GradeRow
 from grader.teacher.intake import notes_text
+from grader.teacher.late_policy import Late
 from grader.teacher.lateness import LateInputError, Lateness
 from grader.teacher.progress import Progress
 from grader.text import count
@@ -192,9 +193,11 @@ class _Batch:
 
     def __init__(self, options: BatchOptions, out: str, work: str, jobs: int | None, sandbox: str | None, lock, lateness):
         """``jobs``: the workers asked for; None: as many as the class is worth (``workers_for``)."""
-        self.options, self.out, self.work, self.jobs = options, out, work, jobs
+        self.options, self.out, self.work = options, out, work
+        self.asked_jobs = jobs
+        self.jobs = 0  # the workers, decided once the class is read (run)
         self.lateness = lateness  # a Lateness, or None without --policy
-        self.late: dict[str, object] = {}  # student id -> late_policy.Late
+        self.late: dict[str, Late] = {}  # student id -> its lateness
         self.sandbox, self.lock = sandbox, lock
         # One secret for every worker: the whole class meets the same unseen inputs.
         self.inputs_seed = options.inputs_seed
@@ -202,16 +205,17 @@ class _Batch:
             from grader.engine.grading import fresh_inputs_seed
 
             self.inputs_seed = fresh_inputs_seed()
-        self.store = None  # BatchOutput, once the class is read
-        self.pool = None  # WorkerPool, while students are graded
-        self.progress = None  # Progress, once the class is read
-        self.gradebook = None
+        # Made by run(), in its order, before any method below uses them.
+        self.store: BatchOutput
+        self.progress: Progress
+        self.gradebook: GradebookLink
+        self.pool: WorkerPool | None = None  # while students are graded
         self.gradebook_name = ""
         self.graded = self.failed = 0
         self.said_unconfined = False  # the note that submission code is not fully confined, said once
-        self.class_files = None  # the similarity check and the class report (class_files)
-        self.report_seconds = None  # what they added at the end
-        self.report_start = None
+        self.class_files: ClassFiles | None = None  # the similarity check and the class report (class_files)
+        self.report_seconds: float | None = None  # what they added at the end
+        self.report_start: float | None = None
 
     def run(self) -> int:
         """The batch, step by step; the exit code."""
@@ -221,8 +225,7 @@ class _Batch:
             return 2
         self.store = BatchOutput(self.out, self.options.assignment, late=self.lateness is not None, named=any(e.name for e in entries))
         plan = self._plan(entries)
-        if self.jobs is None:
-            self.jobs = workers_for(len(plan.to_grade))
+        self.jobs = workers_for(len(plan.to_grade)) if self.asked_jobs is None else self.asked_jobs
         self._open_gradebook()
         self._start_class_files(entries)
         self.progress = Progress(len(entries), len(plan.skipped) + len(plan.ungradable), len(plan.to_grade), self.jobs)

@@ -119,7 +119,7 @@ class BatchOutput:
         new extension, a times file, no policy at all: ``late`` None):
         their feedback and results.json say what applies now; the points
         are not graded again."""
-        extra = stored.get("extra_data") if isinstance(stored.get("extra_data"), dict) else {}
+        extra = stored["extra_data"] if isinstance(stored.get("extra_data"), dict) else {}
         now = None if late is None else late.as_dict()
         if extra.get("late") == now:
             return
@@ -129,7 +129,7 @@ class BatchOutput:
                 markdown = without_late(f.read())
         except OSError:
             return
-        if now is None:
+        if late is None:
             extra.pop("late", None)
         else:
             extra["late"] = now

@@ -75,8 +75,7 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, in
         try:
             from grader.engine.grading import Grader, Job
 
-            options = {} if sandbox is None else {"sandbox": sandbox}
-            grader = Grader(many=True, inputs_seed=inputs_seed, **options)
+            grader = Grader(many=True, inputs_seed=inputs_seed) if sandbox is None else Grader(many=True, inputs_seed=inputs_seed, sandbox=sandbox)
         except Exception:  # noqa: BLE001 - reported, and this worker stops
             conn.send(("fatal", traceback.format_exc(limit=5)))
             return
@@ -132,7 +131,7 @@ class Worker:
         self.conn.send((entry.student_id, entry.folder, entry.display))
 
     def stop(self, sig=signal.SIGINT) -> None:
-        if self.proc.is_alive():
+        if self.proc.is_alive() and self.proc.pid is not None:
             try:
                 os.kill(self.proc.pid, sig)
             except ProcessLookupError:

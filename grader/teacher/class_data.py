@@ -297,7 +297,7 @@ def _read_results(out: str, s: Student, problems: list[str]) -> dict | None:
         problems.append(f"{safe_name(s.id)}/{RESULTS} 无法读取，已跳过 / cannot be read, skipped: {type(exc).__name__}")
         s.why_not_graded = s.note or "评分结果无法读取 / results.json cannot be read"
         return None
-    extra = results.get("extra_data") if isinstance(results.get("extra_data"), dict) else {}
+    extra = results["extra_data"] if isinstance(results.get("extra_data"), dict) else {}
     got = _points(results["tests"], list(s.points))[0]
     if isinstance(extra.get("name"), str) and not s.name:
         s.name = extra["name"]

@@ -96,7 +96,7 @@ def _section(page: str, heading: str) -> dict[str, str]:
 
 
 def _cell(kind: str, source: str, metadata: dict | None = None) -> dict:
-    cell = {"cell_type": kind, "id": "", "metadata": metadata or {}, "source": source.splitlines(keepends=True)}
+    cell: dict = {"cell_type": kind, "id": "", "metadata": metadata or {}, "source": source.splitlines(keepends=True)}
     if kind == "code":
         cell.update(execution_count=None, outputs=[])
     return cell

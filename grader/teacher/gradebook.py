@@ -66,7 +66,7 @@ def _version_in_process(api) -> None:
             pass
         return original()
 
-    head.in_process = True
+    setattr(head, "in_process", True)  # patched once: _version_in_process looks for it
     api.get_alembic_version = head
 
 
@@ -165,7 +165,7 @@ class GradebookWriter:
                 return
             gb.remove_submission(self.assignment, student_id)
             return
-        when = timestamp or datetime.datetime.now(datetime.timezone.utc).isoformat()
+        when: str | datetime.datetime = timestamp or datetime.datetime.now(datetime.timezone.utc).isoformat()
         if late and late[1]:
             when = _utc(datetime.datetime.fromisoformat(late[1]))
         submission = gb.update_or_create_submission(self.assignment, student_id, timestamp=when)
@@ -324,7 +324,9 @@ class GradebookLink:
         finally:
             self.conn.close()
             self.conn = None
-            self.proc.join(5)
-            if self.proc.is_alive():
-                self.proc.kill()
-                self.proc.join()
+            proc = self.proc
+            assert proc is not None  # it was started with the connection
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()

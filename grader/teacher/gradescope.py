@@ -196,7 +196,8 @@ def find_submission(submission: str) -> tuple[str | None, int]:
     """The folder of the submission with the most exercise files, shallower
     first, ``exercises/`` first among equals; and how many it has. Students
     upload the files themselves, or a folder (or zip) that holds them."""
-    best, best_key = None, (0,)
+    best: str | None = None
+    best_key: tuple = (0,)
     for dirpath, dirnames, filenames in os.walk(submission):
         rel = os.path.relpath(dirpath, submission)
         depth = 0 if rel == "." else rel.count(os.sep) + 1

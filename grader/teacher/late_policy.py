@@ -171,7 +171,8 @@ def _csv_rows(path: str, header: tuple[str, str], policy_path: str, policy_line:
 
 
 def _times_file(path: str, header, zone, policy_path, policy_line, what: str) -> tuple[dict, dict]:
-    times, lines = {}, {}
+    times: dict = {}
+    lines: dict = {}
     for i, sid, text in _csv_rows(path, header, policy_path, policy_line):
         if sid in times:
             raise _error(path, i, f"{sid} 出现两次（第 {lines[sid]} 行）", f"{sid} is given twice (also line {lines[sid]})")
@@ -201,7 +202,8 @@ def load(path: str) -> Policy:
         raise _error(path, _line_of(text, unknown[0]), f"未知的键 {unknown[0]!r}", f"unknown key {unknown[0]!r} (the keys are: {', '.join(sorted(KEYS))})")
     if "due" not in data:
         raise _error(path, None, "缺少 due（截止时间）", "no due (the deadline)")
-    zone, zone_name = None, ""
+    zone: datetime.tzinfo | None = None
+    zone_name = ""
     if "timezone" in data:
         zone_name = data["timezone"]
         zone = _zone(zone_name, path, _line_of(text, "timezone"))
@@ -209,6 +211,7 @@ def load(path: str) -> Policy:
     if zone is None:
         # No zone named: local times are read at the deadline's own offset.
         zone, zone_name = due.tzinfo, ("UTC" + due.isoformat()[-6:]) if due.utcoffset() else "UTC"
+    assert zone is not None  # a time read without a zone of its own is not given one: it names its offset
     grace = data.get("grace_days", 0)
     if isinstance(grace, bool) or not isinstance(grace, int) or grace < 0:
         raise _error(path, _line_of(text, "grace_days"), "grace_days 应为非负整数", f"grace_days must be a whole number, 0 or more (got {grace!r})")
@@ -295,6 +298,7 @@ def nbgrader_time(text: str) -> datetime.datetime | None:
     date, _, zone = text.rpartition(" ")
     if not date:
         return None
+    tz: datetime.tzinfo
     if zone.upper() in ("UTC", "GMT", "Z"):
         tz = datetime.timezone.utc
     elif re.fullmatch(r"[+-]\d{2}:?\d{2}", zone):

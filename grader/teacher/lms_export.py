@@ -303,11 +303,12 @@ def _moodle(args, data) -> int:
         scale = most / FULL_MARKS if most else 1.0
         if scale != 1.0:
             scaled.add(most)
+        assert sheet.grade is not None  # a worksheet without its Grade column is refused when read
         row[sheet.grade] = _grade_text(s.total * scale, False)
         if sheet.comments is not None:
             row.extend([""] * (sheet.comments + 1 - len(row)))
             row[sheet.comments] = comment(s, data)
-    for most in sorted(scaled):
+    for most in sorted(x for x in scaled if x is not None):
         print(f"按 Moodle 的满分换算 / scaled to Moodle's maximum grade: {FULL_MARKS:g} → {most:g}", flush=True)
     code = _report(m, len(m.rows), args.to, args.allow_unmatched, data, left_alone=left_alone)
     if code == 0:

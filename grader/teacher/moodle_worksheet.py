@@ -62,7 +62,7 @@ class Worksheet:
     def times(self, zone: datetime.tzinfo) -> dict[str, datetime.datetime]:
         """Participant id -> when they handed in, read in ``zone``;
         ``PlatformFileError`` naming the line of a time that is not Moodle's."""
-        found = {}
+        found: dict[str, datetime.datetime] = {}
         if self.submitted is None:
             return found
         for line, pid, row in self.participants():

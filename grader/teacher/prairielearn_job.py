@@ -110,6 +110,7 @@ def read(folder: str, exercise: str, display: str):
     f = submission.load(folder, display_root=display).files[exercise]
     if f.problem is not None:
         return f, [f.problem.zh, f.problem.en]
+    assert f.source is not None  # read, since no problem was found
     try:
         compile(f.source.decode("utf-8"), f.display_name, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:  # IndentationError and TabError too

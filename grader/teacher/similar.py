@@ -289,9 +289,10 @@ def read_codes(entries) -> tuple[dict, list]:
         files = {}
         graded = submission.load(e.folder).files
         for ex in IDS:
+            source = graded[ex].source
             if graded[ex].notebook is not None:
-                if graded[ex].source is not None:
-                    files[ex] = graded[ex].source.decode("utf-8")
+                if source is not None:
+                    files[ex] = source.decode("utf-8")
                 continue
             data = intake._read_regular(os.path.join(e.folder, ex + ".py"), [])
             if isinstance(data, bytes):
