@@ -97,7 +97,17 @@ def _plain(value):
         return [_plain(v) for v in value]
     if value is None or type(value) in (bool, int, float):
         return value
-    return {"bad_type": f"{type(value).__module__}.{type(value).__qualname__}"[:200]}  # named as the worker names it
+    return {"bad_type": type_name(value)}
+
+
+def type_name(value) -> str:
+    """``value``'s type as feedback names it (``module.qualname``), cut
+    short: a submission's class may name itself anything, or fail to."""
+    kind = type(value)
+    try:
+        return f"{kind.__module__}.{kind.__qualname__}"[:200]
+    except Exception:  # noqa: BLE001 - a __module__ a submission set to something unprintable
+        return "<a type that cannot be named>"
 
 
 def _run_example(namespace, source: list, shown: list) -> dict:
@@ -118,8 +128,7 @@ def _giving_a_tensor(fn):
     def checked(*args, **kwargs):
         value = fn(*args, **kwargs)
         if type(value) is not torch.Tensor:
-            kind = type(value)
-            raise TypeError(f"{fn.__name__}() returned {kind.__module__}.{kind.__qualname__}"[:200] + ", not a plain torch.Tensor")
+            raise TypeError(f"{fn.__name__}() returned {type_name(value)}, not a plain torch.Tensor")
         return value
 
     return checked

@@ -62,7 +62,7 @@ def _plain(value):
         return value
     if value is None:
         return None
-    return {"bad_type": _text(f"{type(value).__module__}.{type(value).__qualname__}")}
+    return {"bad_type": _text(ops.type_name(value))}
 
 
 def _plain_arg(value):
