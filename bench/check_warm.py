@@ -64,7 +64,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=10)
     args = p.parse_args()
-    from grader import notebook, warm_grader
+    from grader import notebook
+    from grader.student import warm_grader
 
     tmp = tempfile.mkdtemp(prefix="bench-check-")
     try:

@@ -83,7 +83,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
-from grader.regions import BEGIN, END  # noqa: E402 - after the sys.path line above
+from grader.authoring.regions import BEGIN, END  # noqa: E402 - after the sys.path line above
 
 SOLUTIONS = os.path.join(ROOT, "solutions")
 EQUIVALENTS = os.path.join(ROOT, "checks", "equivalent_mutants.toml")

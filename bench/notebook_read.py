@@ -3,7 +3,7 @@
 against a bare ``python -c "import torch"`` in the same run.
 
 Target (issue 32): any notebook up to the limits is read, or refused, in
-under 2 s. Processor time of ``grader.notebook_source.read`` alone, in this
+under 2 s. Processor time of ``grader.handin.notebook_source.read`` alone, in this
 process (nbformat imported first).
 
     python bench/notebook_read.py
@@ -18,8 +18,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from grader import notebook_source  # noqa: E402 - after the sys.path line above
-from grader.engine.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES  # noqa: E402 - after the sys.path line above
+from grader.handin import notebook_source  # noqa: E402 - after the sys.path line above
+from grader.handin.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES  # noqa: E402 - after the sys.path line above
 
 CODE = MAX_FILE_BYTES - 100
 

@@ -15,7 +15,7 @@ each public check named exists. The teachers' guide shows the table
 (``docs/teachers/promises.md``, teacher edition only).
 
 Teacher only: it names the hidden checks, so the student release leaves it
-out (``grader/teacher/release.py`` copies ``checks/public`` alone).
+out (``grader/teacher/edition/release.py`` copies ``checks/public`` alone).
 """
 from dataclasses import dataclass
 

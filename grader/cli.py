@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from grader.engine import grade_options
+from grader.student import grade_options
 
 
 def _parser(prog: str = "python -m grader") -> argparse.ArgumentParser:
@@ -64,10 +64,10 @@ def _grade(parser, args) -> int:
     if problem is not None:
         return _usage_error(parser, problem)
     if args.watch:
-        from grader.engine import watch
+        from grader.student import watch
 
         return watch.main(args)
-    from grader.engine.grade_command import grade_folder
+    from grader.student.grade_command import grade_folder
     from grader.engine.grading import Grader
     from grader.engine.sandbox import SandboxUnavailable
 
@@ -91,7 +91,7 @@ def _grade(parser, args) -> int:
 
 def script() -> None:
     """``attention-grader``, the console script of the student edition's wheel
-    (``grader/teacher/student_wheel.py``): ``python -m grader`` by the name
+    (``grader/teacher/edition/student_wheel.py``): ``python -m grader`` by the name
     it was run as."""
     leave(main(prog=os.path.basename(sys.argv[0]) or "attention-grader"))
 

@@ -37,7 +37,7 @@ class Exercise:
 
     @property
     def notebook(self) -> str:
-        """The exercise as a Jupyter notebook: graded like the .py (grader/notebook_source.py)."""
+        """The exercise as a Jupyter notebook: graded like the .py (grader/handin/notebook_source.py)."""
         return f"{self.id}.ipynb"
 
     @property

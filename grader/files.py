@@ -4,7 +4,7 @@ The paths are the one place that knows the layout of the course (or of the
 student edition, which has the same folders without ``solutions/`` and
 ``checks/hidden/``; or of the student edition's wheel, installed with pip,
 which carries its ``checks/`` and ``exercises/`` inside the package, in
-``grader/course_files/``: see ``grader/teacher/student_wheel.py``). The writers replace a file in one rename, so a reader
+``grader/course_files/``: see ``grader/teacher/edition/student_wheel.py``). The writers replace a file in one rename, so a reader
 (a teacher's browser, nbgrader, a resumed batch) sees the old file or the new
 one, never half of one.
 """

@@ -70,7 +70,7 @@ def encoded(result: dict) -> str:
 def _grade(folder: str) -> tuple[dict | None, bool]:
     """results.json of ``grade FOLDER --public-only``, graded as the command
     line does, its report on standard error; and whether the grader failed."""
-    from grader.engine.grade_command import grade_folder
+    from grader.student.grade_command import grade_folder
     from grader.engine.grading import Grader
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,8 +4,8 @@
     check("ex0_weighted_sum")
 
 ``check`` grades the *saved* notebook ``<id>.ipynb`` of the kernel's folder
-(its answer cells, grader/notebook_source.py) as ``python -m grader grade --only
-<id>`` does, in the warm grader (``grader.warm_grader``): a grading process
+(its answer cells, grader/handin/notebook_source.py) as ``python -m grader grade --only
+<id>`` does, in the warm grader (``grader.student.warm_grader``): a grading process
 of its own, started when a kernel imports this module and kept between calls,
 so a check answers in a fraction of a second; the same sandboxed child and
 the same report as ``tox -e grade``. Nothing of the kernel is used: what a
@@ -38,7 +38,7 @@ import sys
 import tempfile
 import textwrap
 
-from grader import warm_grader
+from grader.student import warm_grader
 from grader.exercises import BY_ID, IDS
 
 
@@ -86,11 +86,11 @@ def check_all(folder: str | None = None) -> Report:
 
 
 # Said by a test cell that nbgrader autograde ran in a kernel: the points
-# come from grader.teacher.nbgrader_autograde, which grades outside any kernel.
+# come from grader.teacher.platforms.nbgrader_autograde, which grades outside any kernel.
 NOT_IN_A_KERNEL = (
-    "自动评分不在内核里进行：分数由 nbgrader_config.py 里的 grader.teacher.nbgrader_autograde.GradeInSandbox 给出；"
+    "自动评分不在内核里进行：分数由 nbgrader_config.py 里的 grader.teacher.platforms.nbgrader_autograde.GradeInSandbox 给出；"
     "没有它，这个单元格得 0 分。\n"
-    "Autograding does not happen in a kernel: the points come from grader.teacher.nbgrader_autograde.GradeInSandbox, "
+    "Autograding does not happen in a kernel: the points come from grader.teacher.platforms.nbgrader_autograde.GradeInSandbox, "
     "set in nbgrader_config.py; without it this cell scores 0."
 )
 
@@ -110,7 +110,7 @@ def points(exercise_id: str, hidden: bool = False, folder: str | None = None) ->
     failed checks are written to stderr too (``failed_checks``).
 
     Under ``nbgrader autograde`` a cell never grades in the kernel, where the
-    answer cell's code has run: ``grader.teacher.nbgrader_autograde`` grades
+    answer cell's code has run: ``grader.teacher.platforms.nbgrader_autograde`` grades
     the notebook in the sandbox and writes this cell's output itself. Should
     that step be missing from the course's configuration, the cell says so
     and scores 0 rather than anything a kernel could be made to return."""
@@ -265,7 +265,7 @@ class _NotebookFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        from grader import notebook_source
+        from grader.handin import notebook_source
 
         with open(module.__spec__.origin, "rb") as f:
             code = notebook_source.read(f.read(), module.__spec__.origin, module.__name__)

@@ -202,7 +202,7 @@ def grader():
 
 
 def as_results(grade) -> dict:
-    from grader.engine import report
+    from grader.student import report
 
     return report.results_json(grade)
 

@@ -1,10 +1,16 @@
 """The import rules of the grader's layers, read from the source (AST).
 
-The tree says who runs what: ``grader/child/`` runs in the processes that
-run submission code, ``grader/engine/`` decides points in the grading
-process, ``grader/teacher/`` is the teacher's tools, and the few modules at
-the top are shared. These rules keep it so; every import counts, at the top
-of a module or inside a function (a lazy import still runs).
+The tree says who runs what, one room per job, on floors (``FLOORS``):
+``grader/child/`` runs in the processes that run submission code,
+``grader/handin/`` reads what a student hands in (files, notebooks)
+without running it, ``grader/authoring/`` is what checks are written with, ``grader/engine/``
+decides points in the grading process, ``grader/student/`` is what a student
+runs (the grade command, its report, watch, the warm grader),
+``grader/teacher/`` is the teacher's tools, in rooms of their own, and the
+command line is on top. A module imports from its own floor or below, never
+up; no room holds more than ``MOST_IN_A_ROOM`` modules. These rules keep it
+so; every import counts, at the top of a module or inside a function (a lazy
+import still runs).
 
 ``violations(root)`` reads a course tree (the project, or a copy of it in a
 test) and returns one line per broken rule.
@@ -25,17 +31,17 @@ NEVER_IN_A_CHILD = ("checks", "solutions")
 # must be torch-free at its top level too (its functions may need torch in
 # another process: batch_workers' Grader runs in the workers).
 TORCH_FREE = (
-    "grader.teacher.batch", "grader.teacher.batch_output", "grader.teacher.class_data",
-    "grader.teacher.class_figures", "grader.teacher.class_files", "grader.teacher.class_report",
-    "grader.teacher.gradebook", "grader.teacher.intake", "grader.teacher.progress",
-    "grader.teacher.similar", "grader.teacher.stubs", "grader.teacher.verbs", "grader.cli",
+    "grader.teacher.batch.command", "grader.teacher.batch.output", "grader.teacher.report.class_data",
+    "grader.teacher.report.class_figures", "grader.teacher.report.class_files", "grader.teacher.report.class_report",
+    "grader.teacher.batch.gradebook", "grader.teacher.intake.submissions", "grader.teacher.batch.progress",
+    "grader.teacher.report.similar", "grader.teacher.stubs", "grader.teacher.verbs", "grader.cli",
 )  # fmt: skip
 
 # What a notebook's kernel imports to grade (``check()``): the kernel runs the
 # student's cells, so the grader never lives there. These modules, and all
 # they import at any depth (a lazy import too), load neither torch nor the
 # engine that decides points; the warm grader does that in its own process.
-IN_A_KERNEL = ("grader.notebook", "grader.warm_grader")
+IN_A_KERNEL = ("grader.notebook", "grader.student.warm_grader")
 NEVER_IN_A_KERNEL = ("torch", "grader.engine", "grader.child", "checks", "solutions")
 
 # The student edition is the course without grader/teacher/ (and without the
@@ -43,6 +49,48 @@ NEVER_IN_A_KERNEL = ("torch", "grader.engine", "grader.child", "checks", "soluti
 # layer, except the command line's one guarded import of its commands.
 STUDENT_EDITION = ("grader", "checks/public", "exercises", "experiments", "write")
 MAY_IMPORT_TEACHER = {"grader.cli": {"grader.teacher.verbs"}}
+
+
+# The floors, lowest first: a module may import from its own floor and the
+# floors below it. A module's floor is that of the longest name here it is
+# under (``grader.exercises`` is shared; ``grader.notebook``, the check() a
+# notebook imports, is the student's).
+FLOORS = (
+    ("shared", ("grader", "grader.exercises", "grader.files", "grader.text")),
+    ("child", ("grader.child",)),
+    ("hand-in", ("grader.handin",)),
+    ("authoring", ("grader.authoring",)),
+    ("engine", ("grader.engine",)),
+    ("student", ("grader.student", "grader.notebook", "grader.github_classroom")),
+    ("teacher", ("grader.teacher",)),
+    ("command line", ("grader.cli", "grader.__main__")),
+)
+# A room (a folder of grader/) holds at most this many modules, its
+# __init__.py aside; grader/'s own top level, at most TOP_LEVEL_MOST (the
+# doors: cli, notebook, github_classroom; and the shared vocabulary).
+MOST_IN_A_ROOM = 15
+TOP_LEVEL_MOST = 6
+
+
+def floor_of(module: str) -> int | None:
+    """The index in FLOORS of ``module``'s floor; None outside the grader."""
+    best, floor = -1, None
+    for i, (_, prefixes) in enumerate(FLOORS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, floor = len(prefix), i
+    return floor
+
+
+def room_sizes(root: Path) -> list[str]:
+    """One line per room of grader/ with more modules than it may hold."""
+    found = []
+    for folder in sorted({p.parent for p in Path(root, "grader").rglob("*.py") if "__pycache__" not in p.parts}):
+        modules = [p.name for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
+        most = TOP_LEVEL_MOST if folder == Path(root, "grader") else MOST_IN_A_ROOM
+        if len(modules) > most:
+            found.append(f"{folder.relative_to(root)}/: {len(modules)} modules; a room holds at most {most}")
+    return found
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -180,13 +228,18 @@ def violations(root: Path) -> list[str]:
                     found.append(f"{where(name, line)}: {name} imports the teacher's {imported}; "
                                  "the student edition has no grader/teacher/")  # fmt: skip
 
-    # No import up a floor: the engine and the child serve the command line
-    # (grader/cli.py, grader/__main__.py), never the other way round.
+    # No import up a floor: the child serves the engine, the engine the
+    # student's commands, and all of them the command line, never the other
+    # way round.
     for name in tree.grader_modules():
-        if name.startswith(("grader.engine", "grader.child")):
-            for imported, line, _ in tree.imports(name):
-                if _within(imported, ("grader.cli", "grader.__main__")):
-                    found.append(f"{where(name, line)}: {name} imports the command line's {imported}")
+        own = floor_of(name)
+        for imported, line, _ in tree.imports(name):
+            floor = floor_of(imported)
+            if floor is not None and own is not None and floor > own:
+                found.append(f"{where(name, line)}: {name} (floor: {FLOORS[own][0]}) imports {imported}, "
+                             f"up a floor ({FLOORS[floor][0]})")  # fmt: skip
+
+    found += room_sizes(tree.root)
 
     for cycle in _cycles(tree):
         found.append(f"{tree.files[cycle[0]].relative_to(tree.root)}: an import cycle: {' -> '.join(cycle + cycle[:1])}")
@@ -223,5 +276,5 @@ def violations(root: Path) -> list[str]:
             body = ast.parse(path.read_text(encoding="utf-8")).body
             if any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in body):
                 found.append(f"{path.relative_to(tree.root)}: imports something; a package's __init__.py stays empty "
-                             "(importing grader.teacher.batch must not load anything else)")  # fmt: skip
+                             "(importing grader.teacher.batch.command must not load anything else)")  # fmt: skip
     return sorted(set(found))

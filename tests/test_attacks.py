@@ -85,15 +85,15 @@ import pytest
 
 from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
 from warm_start import WarmStarter
-from grader import warm_grader
+from grader.student import warm_grader
 from grader.child import cgroup, child_user
 from grader.child import limits as limits_mod
 from grader.child.limits import Limits, children_of
 from grader.engine import sandbox as sandbox_mod
-from grader.engine import submission as submission_mod
+from grader.handin import submission as submission_mod
 from grader.engine.redact import MARK
 from grader.exercises import IDS
-from grader.regions import solution_regions
+from grader.authoring.regions import solution_regions
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")
 ATTACKS = sorted(name[: -len(".py")] for name in os.listdir(ATTACKS_DIR) if name.endswith(".py") and "__" in name)
@@ -643,7 +643,7 @@ def looks_for_the_grader(attack: str) -> bool:
 # damage or kill the grader they run under (where nothing stops them), and
 # a few of every kind, so that the command line is tested in each mode. All
 # others are graded one after another by long-lived warm graders
-# (``grader.warm_grader``), as check() grades: what one attack leaves must
+# (``grader.student.warm_grader``), as check() grades: what one attack leaves must
 # not reach the next attack's grading either.
 BY_THE_COMMAND_LINE = {
     "ex0_weighted_sum__stub",

@@ -20,9 +20,9 @@ from environments import environment
 import results_schema
 from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission, python_m_grader
 from grader.exercises import BY_ID, IDS, TOTAL
-from grader.teacher import intake
-from grader.teacher.batch_output import BatchOutput
-from grader.teacher.grades_csv import GradeRow
+from grader.teacher.intake import submissions
+from grader.teacher.batch.output import BatchOutput
+from grader.teacher.batch.grades_csv import GradeRow
 from test_intake import BAD_ID, FORMULA_CELL, FORMULA_ID, SHARING, make_nasty_dir
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
@@ -65,7 +65,7 @@ def points(row) -> dict:
 
 
 def results_of(out, sid) -> dict:
-    with open(os.path.join(out, intake.safe_name(sid), "results.json"), encoding="utf-8") as f:
+    with open(os.path.join(out, submissions.safe_name(sid), "results.json"), encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -273,11 +273,11 @@ def test_nasty_folder(tmp_path):
             assert w in row["note"], (sid, row["note"])
         if sid in SHARING:
             # Its row only: its folder would be the first one's on macOS.
-            assert not os.path.exists(os.path.join(out, intake.safe_name(sid))), sid
+            assert not os.path.exists(os.path.join(out, submissions.safe_name(sid))), sid
             assert float(row["total"]) == 0, sid
             assert results_of(out, SHARING[sid])["extra_data"]["student_id"] == SHARING[sid]
             continue
-        assert os.path.isfile(os.path.join(out, intake.safe_name(sid), "feedback.md")), sid
+        assert os.path.isfile(os.path.join(out, submissions.safe_name(sid), "feedback.md")), sid
         res = results_of(out, sid)
         if status is None:
             assert float(row["total"]) == 0 and res["tests"] == [] and res["score"] == 0, sid
@@ -296,7 +296,7 @@ def test_nasty_folder(tmp_path):
         assert "ex0_weighted_sum.py is a symbolic link" in f.read()  # the note is in the student's feedback too
     # The student called "grades.csv" did not overwrite the gradebook's CSV.
     assert os.path.isfile(out / "grades.csv")
-    assert os.path.isdir(out / intake.safe_name("grades.csv"))
+    assert os.path.isdir(out / submissions.safe_name("grades.csv"))
     # Nothing was unpacked outside the work folder, which is gone.
     assert not any(n.startswith(".work-") for n in os.listdir(out))
     assert not os.path.exists(tmp_path / "in" / "escaped.py")

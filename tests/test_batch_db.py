@@ -54,7 +54,7 @@ def gradebook(url: str):
     stamps a new one (nbgrader would run its alembic script)."""
     import nbgrader.api
 
-    from grader.teacher.gradebook import _version_in_process
+    from grader.teacher.batch.gradebook import _version_in_process
 
     _version_in_process(nbgrader.api)
     return nbgrader.api.Gradebook(url)

@@ -1,4 +1,4 @@
-"""batch's options as one typed object (grader/teacher/batch_options.py):
+"""batch's options as one typed object (grader/teacher/batch/options.py):
 the command line's defaults are its defaults, every option batch reads is
 one of its fields, and a missing or bad option is a clear bilingual error
 (``BatchOptionError``), never an AttributeError deep in the batch."""
@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from grader import cli
-from grader.teacher import batch
-from grader.teacher.batch_options import BatchOptionError, BatchOptions
+from grader.teacher.batch import command
+from grader.teacher.batch.options import BatchOptionError, BatchOptions
 
 
 def parsed(*argv) -> SimpleNamespace:
@@ -79,16 +79,16 @@ def test_options_are_frozen_and_paths_become_text(tmp_path):
 
 
 def test_the_command_says_what_is_missing_instead_of_failing(capsys):
-    """``batch.run`` takes argparse's namespace: one without ``out`` is a
+    """``command.run`` takes argparse's namespace: one without ``out`` is a
     usage error (exit 2), not an AttributeError."""
-    assert batch.run(SimpleNamespace(dir="subs", verb="batch")) == 2
+    assert command.run(SimpleNamespace(dir="subs", verb="batch")) == 2
     assert "missing option: out" in capsys.readouterr().err
 
 
 def test_a_program_grades_with_options_of_its_own(tmp_path, capsys):
     """``grade_class`` takes the object itself; the batch's own checks of
     the files it names still apply."""
-    assert batch.grade_class(BatchOptions(tmp_path / "missing", tmp_path / "out")) == 2
+    assert command.grade_class(BatchOptions(tmp_path / "missing", tmp_path / "out")) == 2
     assert "no such folder or zip" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
@@ -97,8 +97,8 @@ def test_a_small_class_gets_fewer_workers(monkeypatch):
     """Without --jobs: one worker per core, but no more than one per
     STUDENTS_PER_WORKER students (a worker's start costs as much as grading
     about ten submissions)."""
-    from grader.teacher import batch
+    from grader.teacher.batch import command
 
-    monkeypatch.setattr(batch, "_cores", lambda: 4)
-    per = batch.STUDENTS_PER_WORKER
-    assert [batch.workers_for(n) for n in (0, 1, per, per + 1, 3 * per, 100)] == [1, 1, 1, 2, 3, 4]
+    monkeypatch.setattr(command, "_cores", lambda: 4)
+    per = command.STUDENTS_PER_WORKER
+    assert [command.workers_for(n) for n in (0, 1, per, per + 1, 3 * per, 100)] == [1, 1, 1, 2, 3, 4]

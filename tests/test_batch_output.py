@@ -1,5 +1,5 @@
-"""What the batch writes for a student (grader/teacher/batch_output.py) and
-their row of grades.csv (grader/teacher/grades_csv.py), without grading:
+"""What the batch writes for a student (grader/teacher/batch/output.py) and
+their row of grades.csv (grader/teacher/batch/grades_csv.py), without grading:
 notes stay one bullet each, whatever they hold, and a late penalty is
 worked out once and read by the row, the feedback, results.json and the
 gradebook alike."""
@@ -8,11 +8,11 @@ import io
 import json
 
 from grader.exercises import IDS
-from grader.teacher import batch_output
-from grader.teacher.batch_output import BatchOutput, ungradable_markdown
-from grader.teacher.grades_csv import LATE_COLUMNS, GradeRow
-from grader.teacher.intake import Entry
-from grader.teacher.late_policy import Late
+from grader.teacher.batch import output
+from grader.teacher.batch.output import BatchOutput, ungradable_markdown
+from grader.teacher.batch.grades_csv import LATE_COLUMNS, GradeRow
+from grader.teacher.intake.submissions import Entry
+from grader.teacher.late.policy import Late
 
 NOTES = ["忽略 / ignored: draft; v2.txt", "拒绝了不安全的路径 / refused unsafe paths: ../a.py"]
 FEEDBACK = "# 评分反馈 / Feedback\n\n总分 / total: **10**\n"
@@ -90,9 +90,9 @@ def test_restating_reads_the_same_penalty(tmp_path):
     restated = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
     assert restated["extra_data"]["late"] == row.late.as_dict()
     feedback = (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
-    assert feedback.count(batch_output.LATE_START) == 1
+    assert feedback.count(output.LATE_START) == 1
     store.restate_late(entry, restated, None)  # no policy any more: the penalty goes
-    assert batch_output.LATE_START not in (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
+    assert output.LATE_START not in (tmp_path / "s" / "feedback.md").read_text(encoding="utf-8")
 
 
 def test_a_row_without_points_is_zeros_and_names_only_when_asked(tmp_path):
@@ -148,4 +148,4 @@ def test_results_json_names_the_exercises_without_a_file(tmp_path):
     store.write_student(Entry("s", str(folder), [], "s", "0" * 64), {"tests": []}, FEEDBACK, finished=True)
     extra = json.loads((tmp_path / "out" / "s" / "results.json").read_text(encoding="utf-8"))["extra_data"]
     assert extra["missing"] == list(IDS[2:])
-    assert batch_output.missing_exercises(None) == []
+    assert output.missing_exercises(None) == []

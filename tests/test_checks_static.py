@@ -6,7 +6,7 @@ while the solutions were graded, when no diagnosis ran: a diagnosis that asks
 ``ref`` (or ``sub``) something would find no recorded answer in a student's
 run and break the check. So such a function computes by hand only.
 
-A ``caused_by(lambda: ...)`` finder (grader/checking.py) also runs only on a
+A ``caused_by(lambda: ...)`` finder (grader/authoring/checking.py) also runs only on a
 wrong answer; it asks the submission about another of its functions, which
 every edition can answer, but never ``ref``, for the same reason.
 """
@@ -60,4 +60,4 @@ def test_lazy_diagnoses_never_ask_the_endpoints(path):
 @pytest.mark.parametrize("path", CHECK_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_cause_finders_never_ask_the_reference(path):
     lines = reference_uses_in_cause_finders(path.read_text(encoding="utf-8"))
-    assert not lines, f"{path.name}: a caused_by finder asks ref on lines {lines}: compute its right answer by hand (grader/upstream.py)"
+    assert not lines, f"{path.name}: a caused_by finder asks ref on lines {lines}: compute its right answer by hand (grader/authoring/upstream.py)"

@@ -26,12 +26,14 @@ import pytest
 import torch
 
 from conftest import ROOT, make_submission, run_cli
-from grader import markup, text
+from grader import text
+from grader.student import markup
 from grader.child import protocol
-from grader.engine import submission
+from grader.handin import submission
 from grader.engine import sandbox as sandbox_mod
 from grader.engine.child_output import Drain
-from grader.teacher import intake, similar
+from grader.teacher.intake import submissions
+from grader.teacher.report import similar
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks")
 EXERCISE = "ex0_weighted_sum"
@@ -99,7 +101,7 @@ def test_visible_keeps_ordinary_text():
 def test_visible_names_are_one_line_of_printing_characters():
     assert text.visible("a\tb\nc\u200bd\x1b[2J e", name=True) == "a\\x09b\\x0ac\\u200bd\\x1b[2J e"
     assert text.visible("王 小明/ex0_weighted_sum.py", name=True) == "王 小明/ex0_weighted_sum.py"
-    assert intake.printable(os.fsdecode(b"bad\xffname\x1b]0;t\x07")) == "bad\\xffname\\x1b]0;t\\x07"
+    assert submissions.printable(os.fsdecode(b"bad\xffname\x1b]0;t\x07")) == "bad\\xffname\\x1b]0;t\\x07"
 
 
 def test_every_string_of_a_message_is_made_visible_as_it_is_read():

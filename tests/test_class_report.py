@@ -1,4 +1,4 @@
-"""The class report (``grader.teacher.class_data``, ``grader.teacher.class_report``,
+"""The class report (``grader.teacher.report.class_data``, ``grader.teacher.report.class_report``,
 ``python -m grader report``).
 
 Most tests build a batch's OUT by hand: a grades.csv and a results.json per
@@ -25,14 +25,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, TEST_INPUTS_SEED, make_submission, python_m_grader, run_cli
-from grader.checking import Fault
-from grader.engine import report
+from grader.authoring.checking import Fault
+from grader.student import report
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult, format_failure, format_fault
 from grader.exercises import IDS
-from grader.teacher import class_data, class_report
-from grader.teacher.grades_csv import text_cell
-from grader.teacher.intake import safe_name
+from grader.teacher.report import class_data, class_report
+from grader.teacher.batch.grades_csv import text_cell
+from grader.teacher.intake.submissions import safe_name
 from grader.text import NOT_IMPLEMENTED, Text, t
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
@@ -254,7 +254,7 @@ def test_one_mistake_is_one_row_however_its_checks_quote_the_input(tmp_path):
     """ex5's public and hidden checks name one mistake, each quoting its own
     input: one row of the report, one line of a Moodle comment, each student
     once. Mistakes that differ outside the quotes stay apart."""
-    from grader.teacher import lms_export
+    from grader.teacher.platforms import lms_export
 
     out = make_out(tmp_path / "out", {
         "kim": {"ex5_head": (wrong(BY_C), wrong(BY_SHAPE))},
@@ -467,7 +467,7 @@ def test_an_older_graders_results_json_is_noted_and_its_feedback_not_parsed(tmp_
 
 
 def test_a_hint_that_is_not_a_diagnosis_is_not_a_mistake_found():
-    from grader.checking import CheckFailed
+    from grader.authoring.checking import CheckFailed
 
     assert CheckFailed(t("测试", "the test"), "1", "2", TRIL, diagnosed=True).diagnosis == TRIL
     assert CheckFailed(t("测试", "the test"), "1", "2", TRIL, diagnosed=False).diagnosis is None
@@ -532,8 +532,8 @@ def test_grading_never_imports_the_report_or_matplotlib():
     code = (
         "import sys, grader.cli\n"
         "grader.cli._parser()\n"
-        "assert 'grader.teacher.class_report' not in sys.modules, 'the command line imported the report'\n"
-        "import grader.teacher.class_report\n"
+        "assert 'grader.teacher.report.class_report' not in sys.modules, 'the command line imported the report'\n"
+        "import grader.teacher.report.class_report\n"
         "assert 'matplotlib' not in sys.modules and 'torch' not in sys.modules, 'imported before a figure is drawn'\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT})
@@ -547,10 +547,10 @@ def test_similar_section_when_its_module_can_write_it(small_class, monkeypatch):
     class_report.write(small_class)
     assert 'id="similar"' not in _html(small_class)  # no similar.json: no section
     Path(small_class, "similar.json").write_text('{"pairs": [{"a": "<x>"}]}', encoding="utf-8")
-    fake = types.ModuleType("grader.teacher.similar")
+    fake = types.ModuleType("grader.teacher.report.similar")
     fake.html_section = lambda data: f"<h2>相似 / Similar</h2><p>{len(data['pairs'])} pair</p>"
     fake.markdown_section = lambda data: f"## 相似 / Similar\n\n{len(data['pairs'])} pair\n"
-    monkeypatch.setitem(sys.modules, "grader.teacher.similar", fake)
+    monkeypatch.setitem(sys.modules, "grader.teacher.report.similar", fake)
     import grader.teacher
 
     # ``from grader.teacher import similar`` takes the package's attribute
@@ -562,8 +562,8 @@ def test_similar_section_when_its_module_can_write_it(small_class, monkeypatch):
     assert page.index('id="help"') < page.index('id="similar"') < page.index('id="students"')
     assert "## 相似 / Similar\n\n1 pair\n" in text
     # A module without the two functions: the section is left out, the report still written.
-    monkeypatch.setitem(sys.modules, "grader.teacher.similar", types.ModuleType("grader.teacher.similar"))
-    monkeypatch.setattr(grader.teacher, "similar", sys.modules["grader.teacher.similar"])
+    monkeypatch.setitem(sys.modules, "grader.teacher.report.similar", types.ModuleType("grader.teacher.report.similar"))
+    monkeypatch.setattr(grader.teacher, "similar", sys.modules["grader.teacher.report.similar"])
     class_report.write(small_class)
     assert 'id="similar"' not in _html(small_class)
 

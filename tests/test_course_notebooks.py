@@ -1,5 +1,5 @@
 """The students' notebooks (notebooks/<id>.ipynb, written by
-grader/teacher/course_notebooks.py) and grading from inside one
+grader/teacher/edition/course_notebooks.py) and grading from inside one
 (grader/notebook.py), run in a real Jupyter kernel (nbclient and ipykernel,
 as JupyterLab runs them)."""
 import json
@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ROOT, SOLUTIONS
 from grader.exercises import BY_ID, IDS
-from grader.teacher import course_notebooks
+from grader.teacher.edition import course_notebooks
 from readme_sections import blocks, commands, markdown_links, tox_command
 
 NOTEBOOKS = Path(ROOT, "notebooks")

@@ -12,7 +12,7 @@ import pytest
 
 from docs_site import ROOT, built_site
 from grader.exercises import IDS
-from grader.regions import solution_regions
+from grader.authoring.regions import solution_regions
 
 TEXT_SUFFIXES = {".html", ".js", ".css", ".txt", ".py", ".json", ".inv"}
 

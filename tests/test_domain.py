@@ -1,4 +1,4 @@
-"""The domain of every function and module (grader/domain.py), held to the
+"""The domain of every function and module (grader/authoring/domain.py), held to the
 stubs' docstrings and to what it promises the checks (issue 38, part 1).
 
 (a) every promise a stub's docstring makes about its inputs ("any shape",
@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import checking
+from grader.authoring import checking
 from grader.child import ops, protocol
-from grader.domain import DOMAINS, LAYOUTS, draws, in_layout, layout_of
+from grader.authoring.domain import DOMAINS, LAYOUTS, draws, in_layout, layout_of
 from grader.exercises import IDS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,9 +19,10 @@ from types import SimpleNamespace
 import pytest
 
 from grader.exercises import EXERCISES, IDS
-from grader.teacher import downloads, lms_export
-from grader.teacher.downloads import canvas_file
-from grader.teacher.lateness import Lateness
+from grader.teacher.intake import downloads
+from grader.teacher.platforms import lms_export
+from grader.teacher.intake.downloads import canvas_file
+from grader.teacher.late.lateness import Lateness
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (ROOT / "solutions" / "ex0_weighted_sum.py").read_bytes()

@@ -1,4 +1,4 @@
-"""Reading a platform's download (grader/teacher/downloads.py) without
+"""Reading a platform's download (grader/teacher/intake/downloads.py) without
 grading it: names taken apart as Canvas and Moodle write them, the layout
 recognised only when it is the platform's, and a class zip unpacked as
 safely as a student's (no path outside, no link, no bomb)."""
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.teacher import downloads
-from grader.teacher.downloads import canvas_file, moodle_name
-from grader.teacher.intake import notes_text
+from grader.teacher.intake import downloads
+from grader.teacher.intake.downloads import canvas_file, moodle_name
+from grader.teacher.intake.submissions import notes_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (ROOT / "solutions" / "ex0_weighted_sum.py").read_bytes()
@@ -136,7 +136,7 @@ def test_a_class_zip_that_is_no_zip_or_too_large(tmp_path, monkeypatch):
 
 
 def test_a_member_that_unpacks_larger_than_it_says_is_cut(tmp_path, monkeypatch):
-    monkeypatch.setattr(downloads.intake, "MAX_ZIP_BYTES", 1000)
+    monkeypatch.setattr(downloads.submissions, "MAX_ZIP_BYTES", 1000)
     z = tmp_path / "class.zip"
     _zip(z, {"big_1_2_ex0_weighted_sum.py": b"#" * 5000, "small_3_4_ex0_weighted_sum.py": SOLUTION[:900]})
     found = downloads.read(str(z), str(tmp_path / "work"))
@@ -184,14 +184,14 @@ def test_one_students_unreadable_files_cost_only_them(tmp_path, monkeypatch):
     d.mkdir()
     (d / "ann_1_2_ex0_weighted_sum.py").write_bytes(SOLUTION)
     (d / "bob_3_4_ex0_weighted_sum.py").write_bytes(SOLUTION)
-    real = downloads.intake.from_folder
+    real = downloads.submissions.from_folder
 
     def fails_for_bob(root, sid, *args):
         if sid == "3":
             raise OSError("disk gone")
         return real(root, sid, *args)
 
-    monkeypatch.setattr(downloads.intake, "from_folder", fails_for_bob)
+    monkeypatch.setattr(downloads.submissions, "from_folder", fails_for_bob)
     ann, bob = downloads.read(str(d), str(tmp_path / "work")).entries
     assert ann.folder and bob.folder is None and "could not be read" in notes_text(bob.notes) and bob.name == "bob"
 
@@ -201,7 +201,7 @@ def test_matching_an_export_tries_ids_in_order_then_names_and_never_guesses():
     then the name; two rows of one name are not guessed between."""
     from types import SimpleNamespace as S
 
-    from grader.teacher.lms_export import match
+    from grader.teacher.platforms.lms_export import match
 
     students = [S(id="101", name=""), S(id="jsmith", name=""), S(id="7", name="müllerjürgen"), S(id="8", name="Wang Fang"), S(id="9", name="")]
     rows = {

@@ -22,7 +22,7 @@ from grader.child import standins
 from grader.engine import earlier
 from grader.exercises import BY_ID, IDS
 from grader.exercises import EXERCISES as TABLE
-from grader.regions import solution_regions
+from grader.authoring.regions import solution_regions
 
 FUNCTION_EXERCISES = [e.id for e in TABLE if any(n not in standins.BY_CONTRACT for n in e.defines) and e.id != IDS[-1]]
 

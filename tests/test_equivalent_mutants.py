@@ -1,6 +1,6 @@
 """Every mutant listed as equivalent (checks/equivalent_mutants.toml) behaves
 as the reference does on draws that span its exercise's domain
-(grader/domain.py), so the list cannot hide a real gap (issue 38, part 3).
+(grader/authoring/domain.py), so the list cannot hide a real gap (issue 38, part 3).
 
 Each listed mutant and the solution answer the same requests in this process,
 as the grader's reference does (``ops.execute``): every function on every
@@ -18,8 +18,8 @@ import torch
 
 from bench import mutation
 from grader.child import ops, standins
-from grader.contract import BLOCK_STANDINS, GPT_STANDINS, MHA_STANDINS, block_state, ffwd_state, gpt_state, head_state, mha_state
-from grader.domain import DOMAINS, draws
+from grader.authoring.contract import BLOCK_STANDINS, GPT_STANDINS, MHA_STANDINS, block_state, ffwd_state, gpt_state, head_state, mha_state
+from grader.authoring.domain import DOMAINS, draws
 from grader.exercises import BY_ID
 
 SEEDS = (1, 2, 3)

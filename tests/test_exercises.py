@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from grader import contract
+from grader.authoring import contract
 from grader.child import standins
 from grader.exercises import BY_ID, EXERCISES, IDS, TOTAL, count_en, count_zh
 
@@ -74,7 +74,7 @@ def test_check_markers_add_up_to_the_table(ex):
 
 def standins_asked(ex: str) -> set[str]:
     """Every class name an exercise's checks pass as ``standins=``: a tuple
-    of names, or a constant of grader/contract.py."""
+    of names, or a constant of grader/authoring/contract.py."""
     names = set()
     for visibility in ("public", "hidden"):
         for fn in check_functions(visibility, ex):
@@ -107,7 +107,7 @@ def test_packages_refuse_points_that_are_not_the_tables():
     exercise by exercise (packaging.grade_solutions then builds nothing)."""
     from grader.engine.grading import Grade
     from grader.engine.plugin import CheckResult
-    from grader.teacher.packaging import points_drift
+    from grader.teacher.edition.packaging import points_drift
 
     def grade():
         results = []

@@ -2,8 +2,8 @@
 "1 of 4 entries differs", never "1 more checks" or "1 entries are NaN"."""
 import torch
 
-from grader.checking import CheckFailed, expect_close
-from grader.engine import report
+from grader.authoring.checking import CheckFailed, expect_close
+from grader.student import report
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult
 from grader.text import count, t

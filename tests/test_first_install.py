@@ -1,5 +1,5 @@
 """The first ``tox -e grade`` is seen: tox.ini's grade environment installs
-through grader/pip_install.py, which says on the terminal what it installs
+through tox_install/pip_install.py, which says on the terminal what it installs
 and how long it takes, warns on Linux that PyPI's torch is the CUDA build
 unless PyTorch's CPU index is set, and gives pip the terminal for its
 progress bars. Without a terminal pip runs as tox would run it."""
@@ -9,7 +9,7 @@ import shlex
 import subprocess
 import sys
 
-from grader import pip_install
+from tox_install import pip_install
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPS = ["torch==2.13.0", "numpy>=1.26", "pytest>=8"]
@@ -19,10 +19,10 @@ def test_the_grade_environment_installs_through_it():
     config = configparser.ConfigParser(interpolation=None)
     config.read(os.path.join(ROOT, "tox.ini"), encoding="utf-8")
     argv = shlex.split(config["testenv:grade"]["install_command"])
-    assert argv[:2] == ["python", "-I"] and argv[2] == "{tox_root}/grader/pip_install.py", argv
+    assert argv[:2] == ["python", "-I"] and argv[2] == "{tox_root}/tox_install/pip_install.py", argv
     assert argv[3:] == ["{opts}", "{packages}"]
     # -I: no script folder on sys.path, nothing installed yet: the standard library only.
-    source = open(os.path.join(ROOT, "grader", "pip_install.py"), encoding="utf-8").read()
+    source = open(os.path.join(ROOT, "tox_install", "pip_install.py"), encoding="utf-8").read()
     assert "from grader" not in source and "import torch" not in source
 
 
@@ -63,7 +63,7 @@ def test_without_a_terminal_pip_is_tox_s_to_show(tmp_path):
     """No controlling terminal (a new session, as in CI): pip's output stays on
     the command's own stdout and stderr, which tox keeps."""
     proc = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "grader", "pip_install.py"), "--no-index", "--find-links", str(tmp_path), "no-such-package-here"],
+        [sys.executable, os.path.join(ROOT, "tox_install", "pip_install.py"), "--no-index", "--find-links", str(tmp_path), "no-such-package-here"],
         capture_output=True, text=True, start_new_session=True, timeout=120,
     )
     assert proc.returncode != 0

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from conftest import EXERCISES, ROOT, SOLUTIONS, points_by_exercise
 from grader.child.limits import Limits
-from grader.engine import report
+from grader.student import report
 from grader.engine import sandbox as sandbox_mod
 from grader.exercises import IDS
 

@@ -25,9 +25,10 @@ from readme_sections import blocks
 
 from grader.exercises import EXERCISES as TABLE
 from grader.exercises import IDS
-from grader.teacher import classroom_repos, classroom_workflow
-from grader.teacher.lateness import GIT_COMMIT
-from grader.teacher.packaging import tox_base_deps
+from grader.teacher.intake import classroom_repos
+from grader.teacher.platforms import classroom_workflow
+from grader.teacher.late.lateness import GIT_COMMIT
+from grader.teacher.edition.packaging import tox_base_deps
 
 SECTION = "GitHub Classroom"
 WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"

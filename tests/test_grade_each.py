@@ -51,7 +51,7 @@ def test_each_graded_as_if_alone(grader, tmp_path):
 
 
 def test_a_submission_that_cannot_be_set_up(grader, tmp_path, monkeypatch):
-    from grader.engine import submission
+    from grader.handin import submission
 
     real = submission.load
     bad = str(tmp_path / "bad")
@@ -172,9 +172,9 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
 
     import torch
 
-    from grader.checking import SubmissionFault
+    from grader.authoring.checking import SubmissionFault
     from grader.child.zygote import Zygotes
-    from grader.engine import submission
+    from grader.handin import submission
     from grader.engine.submission_endpoint import SubmissionEndpoint
 
     sub = submission.load(SOLUTIONS)
@@ -207,7 +207,7 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
 def test_the_callers_failure_on_a_submission_that_cannot_be_set_up(grader, monkeypatch):
     """The first submission fails before pytest even starts, and the
     caller's handler fails on it: that failure still reaches the caller."""
-    from grader.engine import submission
+    from grader.handin import submission
 
     def load(path, *args, **kwargs):
         raise OSError("the disk went away")

@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, points_by_exercise, run_cli
 
-from grader.engine.report import width
+from grader.student.report import width
 from grader.exercises import BY_ID, IDS, TOTAL
 
 

@@ -17,11 +17,11 @@ from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
 from results_schema import RESULTS_SCHEMA, valid
 
 from grader import __version__
-from grader.engine import report
+from grader.student import report
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult
 from grader.exercises import IDS, TOTAL
-from grader.teacher.gradescope import find_submission, run_autograder_sh
+from grader.teacher.platforms.gradescope import find_submission, run_autograder_sh
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_bundle_layout(bundle):
         assert (infos[script].external_attr >> 16) & stat.S_IXUSR
     for ex in IDS:
         assert {f"solutions/{ex}.py", f"checks/public/test_{ex}.py", f"checks/hidden/test_{ex}.py"} <= names
-    assert {"checks/pytest.ini", "grader/__main__.py", "grader/teacher/gradescope.py"} <= names
+    assert {"checks/pytest.ini", "grader/__main__.py", "grader/teacher/platforms/gradescope.py"} <= names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or n.startswith(("tests/", "exercises/", "bench/", "."))]
     assert not [p for p in os.listdir(bundle.parent) if p != bundle.name]  # written atomically: no temporary files left
 
@@ -248,7 +248,7 @@ for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
         args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
     except OSError:
         continue
-    if "grader.teacher.gradescope" in args and "autograde" in args:
+    if "grader.teacher.platforms.gradescope" in args and "autograde" in args:
         root = args[args.index("autograde") + 1]
         exec(open(os.path.join(root, "source", "solutions", os.path.basename(__file__)), encoding="utf-8").read())
         break
@@ -261,11 +261,11 @@ REWRITER = '''
 import glob, os
 for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
     args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
-    if "grader.teacher.gradescope" in args and "autograde" in args:
+    if "grader.teacher.platforms.gradescope" in args and "autograde" in args:
         root = args[args.index("autograde") + 1]
         script = os.path.join(root, "run_autograder")
         text = open(script).read()
-        cut = text.index("\\n", text.rindex("grader.teacher.gradescope autograde")) + 1
+        cut = text.index("\\n", text.rindex("grader.teacher.platforms.gradescope autograde")) + 1
         payload = "echo '{\\"score\\": 100, \\"tests\\": []}' > " + root + "/results/results.json; exit 0\\n"
         with open(script, "r+") as f:
             f.seek(cut)
@@ -347,7 +347,7 @@ def test_run_autograder_reads_itself_whole_before_it_runs(tmp_path):
         "import sys\n"
         f"script, marker = {str(script)!r}, {str(tmp_path / 'pwned')!r}\n"
         "text = open(script).read()\n"
-        "cut = text.index('\\n', text.rindex('grader.teacher.gradescope autograde')) + 1\n"
+        "cut = text.index('\\n', text.rindex('grader.teacher.platforms.gradescope autograde')) + 1\n"
         "payload = 'echo PWNED > ' + marker + '; exit 0\\n'\n"
         "with open(script, 'r+') as f:\n"
         "    f.seek(cut)\n"

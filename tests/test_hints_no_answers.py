@@ -17,7 +17,7 @@ import ast
 import re
 from pathlib import Path
 
-from grader.regions import solution_regions
+from grader.authoring.regions import solution_regions
 
 ROOT = Path(__file__).resolve().parent.parent
 # Shorter code is a name or a call any text may mention (scores.shape[-1], nn.Sequential().

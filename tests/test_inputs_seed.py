@@ -1,5 +1,5 @@
 """The checks' random inputs under a secret (issue 18, section 6):
-``grader.checking`` seeds each check's generator with a hash of (secret,
+``grader.authoring.checking`` seeds each check's generator with a hash of (secret,
 check seed), so that every bit of the secret counts. Secret 0 is the
 student's own run: the inputs as written, which the release's recorded
 answers were made for (tests/test_release.py grades against them).
@@ -11,7 +11,7 @@ secret were another check's under a related one.
 import pytest
 import torch
 
-from grader import checking
+from grader.authoring import checking
 
 CHECK_SEEDS = [0, 1, 2, 7, 123, 2026]
 OLD_FACTOR = 0x9E3779B97F4A7C15  # the old mixing: seed * OLD_FACTOR + secret (mod 2**63)

@@ -1,4 +1,4 @@
-"""Finding submissions in a batch folder (``grader/teacher/intake.py``), with bad
+"""Finding submissions in a batch folder (``grader/teacher/intake/submissions.py``), with bad
 input of every kind: nothing crashes, nothing is written outside the work
 folder, and each oddity becomes a note.
 
@@ -16,7 +16,7 @@ import pytest
 
 from conftest import EXERCISES, SOLUTIONS
 from grader.exercises import IDS
-from grader.teacher import intake
+from grader.teacher.intake import submissions
 
 BAD_NAME = os.fsdecode(b"bad\xffname")  # a folder name that is not UTF-8
 BAD_ID = "bad\\xffname"  # ... and the id it gets
@@ -123,10 +123,10 @@ def make_nasty_dir(root) -> dict:
     expect["bomb_member"] = ("graded", ["over 1 MB"], set(IDS) - {"ex0_weighted_sum"})
     _lying_zip(os.path.join(root, "bomb_lying.zip"))
     expect["bomb_lying"] = ("graded", ["cannot unpack"], set())
-    _zip(os.path.join(root, "bomb_count.zip"), [(f"f{i}.txt", b"") for i in range(intake.MAX_ZIP_MEMBERS + 1)])
+    _zip(os.path.join(root, "bomb_count.zip"), [(f"f{i}.txt", b"") for i in range(submissions.MAX_ZIP_MEMBERS + 1)])
     expect["bomb_count"] = (None, ["too many files"], 0)
     zeros = b"\0" * (8 * 1024**2)
-    _zip(os.path.join(root, "bomb_total.zip"), [(f"blob{i}.bin", zeros) for i in range(intake.MAX_ZIP_UNPACKED // len(zeros) + 1)])
+    _zip(os.path.join(root, "bomb_total.zip"), [(f"blob{i}.bin", zeros) for i in range(submissions.MAX_ZIP_UNPACKED // len(zeros) + 1)])
     expect["bomb_total"] = (None, ["unpacks to over"], 0)
 
     with open(os.path.join(root, "corrupt.zip"), "wb") as f:
@@ -198,7 +198,7 @@ def test_nasty_folder(nasty, tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     before = _tree(tmp_path / "in")
-    entries, warnings = intake.discover(str(d), str(work))
+    entries, warnings = submissions.discover(str(d), str(work))
     assert _tree(tmp_path / "in") == before  # the input is untouched
     by_id = {e.student_id: e for e in entries}
     assert sorted(by_id) == sorted(expect)
@@ -218,9 +218,9 @@ def test_nasty_folder(nasty, tmp_path):
     for dirpath, dirnames, filenames in os.walk(work):
         for name in filenames:
             p = os.path.join(dirpath, name)
-            assert name in intake.FILENAMES, p
+            assert name in submissions.FILENAMES, p
             assert not os.path.islink(p)
-            assert os.path.getsize(p) <= intake.MAX_FILE_BYTES
+            assert os.path.getsize(p) <= submissions.MAX_FILE_BYTES
     assert not (tmp_path / "in" / "escaped.py").exists() and not (tmp_path / "escaped.py").exists()
     assert not os.path.exists("/abs/ex0_weighted_sum.py")
     # The folder a submission is graded from is inside the input (folders) or the work folder (zips).
@@ -243,7 +243,7 @@ def test_layouts(tmp_path):
     _folder(d / "c" / "attention", sol)
     _folder(d / "c" / "older_homework", {"ex0_weighted_sum.py": "x = 1\n"})
     _zip(d / "e.zip", [("e/exercises/" + k, v) for k, v in sol.items()] + [("__MACOSX/._ex0_weighted_sum.py", b"\0")])
-    entries, warnings = intake.discover(str(d), str(tmp_path / "work"), assignment="attention")
+    entries, warnings = submissions.discover(str(d), str(tmp_path / "work"), assignment="attention")
     assert not warnings
     by_id = {e.student_id: e for e in entries}
     assert sorted(by_id) == ["a", "b", "c", "e"]
@@ -260,28 +260,28 @@ def test_a_note_holding_the_separator_stays_one_note(tmp_path):
     that holds "; " itself (a file the student named so) is still one note."""
     d = tmp_path / "subs"
     _folder(d / "s", {"draft; v2.txt": "x"})
-    (e,), _ = intake.discover(str(d), str(tmp_path / "work"))
+    (e,), _ = submissions.discover(str(d), str(tmp_path / "work"))
     assert e.folder is None
     assert e.notes == ["没有练习文件 / no exercise files", "忽略 / ignored: draft; v2.txt"]
-    assert intake.notes_text(e.notes) == "没有练习文件 / no exercise files; 忽略 / ignored: draft; v2.txt"
+    assert submissions.notes_text(e.notes) == "没有练习文件 / no exercise files; 忽略 / ignored: draft; v2.txt"
 
 
 def test_digest_follows_content(tmp_path):
     sol = _solutions()
     d = tmp_path / "subs"
     _folder(d / "a", sol)
-    first = intake.discover(str(d), str(tmp_path))[0][0].digest
-    assert intake.discover(str(d), str(tmp_path))[0][0].digest == first
+    first = submissions.discover(str(d), str(tmp_path))[0][0].digest
+    assert submissions.discover(str(d), str(tmp_path))[0][0].digest == first
     with open(d / "a" / "ex3_scaling.py", "a", encoding="utf-8") as f:
         f.write("\n# changed\n")
-    assert intake.discover(str(d), str(tmp_path))[0][0].digest != first
+    assert submissions.discover(str(d), str(tmp_path))[0][0].digest != first
     os.remove(d / "a" / "ex3_scaling.py")
-    assert intake.discover(str(d), str(tmp_path))[0][0].digest != first
+    assert submissions.discover(str(d), str(tmp_path))[0][0].digest != first
 
 
 def test_stubs_folder_is_a_submission(tmp_path):
     shutil.copytree(EXERCISES, tmp_path / "subs" / "s")
-    (e,), _ = intake.discover(str(tmp_path / "subs"), str(tmp_path))
+    (e,), _ = submissions.discover(str(tmp_path / "subs"), str(tmp_path))
     assert e.folder and e.notes == []
 
 
@@ -302,12 +302,12 @@ def test_stubs_folder_is_a_submission(tmp_path):
     ],
 )
 def test_safe_name(sid, safe):
-    got = intake.safe_name(sid)
+    got = submissions.safe_name(sid)
     if safe is not None:
         assert got == safe
     else:
         assert got != sid and got.startswith("_") and "/" not in got
-    assert got not in intake.RESERVED and not got.startswith(".")
+    assert got not in submissions.RESERVED and not got.startswith(".")
 
 
 @pytest.mark.parametrize(
@@ -329,7 +329,7 @@ def test_zip_with_two_members_of_one_name(tmp_path, names, same):
     folder = os.path.dirname(names[0])
     rest = [(os.path.join(folder, k), v) for k, v in sol.items() if k != "ex0_weighted_sum.py"]
     _zip(d / "s.zip", rest + [(n, sol["ex0_weighted_sum.py"] if "ex0" in n else "x") for n in names])
-    (e,), warned = intake.discover(str(d), str(work))
+    (e,), warned = submissions.discover(str(d), str(work))
     assert not warned
     assert (e.student_id, e.folder, e.digest) == ("s", None, None)
     assert e.notes == [f"zip 内有同名文件（{same}），未评分 / files of the same name in the zip ({same}): not graded"]
@@ -342,8 +342,8 @@ def test_zip_members_in_different_folders_are_no_duplicates(tmp_path):
     d.mkdir()
     folder_twice = zipfile.ZipInfo("s/")  # a folder's own entry, twice: harmless
     _zip(d / "s.zip", [(folder_twice, ""), (folder_twice, "")] + [("s/" + k, v) for k, v in sol.items()] + [("old/ex0_weighted_sum.py", "x = 1\n")])
-    (e,), _ = intake.discover(str(d), str(tmp_path / "work"))
-    said = intake.notes_text(e.notes)
+    (e,), _ = submissions.discover(str(d), str(tmp_path / "work"))
+    said = submissions.notes_text(e.notes)
     assert e.folder and "same name" not in said and "old/" in said
 
 
@@ -358,7 +358,7 @@ def test_ids_that_differ_only_in_case_or_unicode_form(tmp_path):
     for sid in ("Alice", "alice", "STRASSE", "straße", CAFE_NFC, CAFE_NFD, "Zoë"):
         _folder(d / sid, sol)
     os.makedirs(d / "zoe\u0308" / "empty")  # Zoë, decomposed and lower-case
-    entries, warned = intake.discover(str(d), str(tmp_path / "work"))
+    entries, warned = submissions.discover(str(d), str(tmp_path / "work"))
     assert not warned
     by_id = {e.student_id: e for e in entries}
     assert sorted(by_id) == sorted(["ALICE", "Alice", "alice", "STRASSE", "straße", CAFE_NFC, CAFE_NFD, "Zoë", "zoe\u0308"])
@@ -370,4 +370,4 @@ def test_ids_that_differ_only_in_case_or_unicode_form(tmp_path):
         assert e.notes == [f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分 / differs from {first} only in case or Unicode form (they would share an output folder): not graded"]
         assert by_id[first].folder and by_id[first].notes == [] and by_id[first].same_as is None
     # The ids left have folders that no file system takes for one another.
-    assert len({intake.folder_key(intake.safe_name(sid)) for sid in by_id if sid not in sharing}) == len(by_id) - len(sharing)
+    assert len({submissions.folder_key(submissions.safe_name(sid)) for sid in by_id if sid not in sharing}) == len(by_id) - len(sharing)

@@ -1,4 +1,4 @@
-"""The late policy (grader/teacher/late_policy.py): its arithmetic at the
+"""The late policy (grader/teacher/late/policy.py): its arithmetic at the
 edges (the deadline itself, one second after it, a daylight-saving change,
 an extension, grace days used up, the cap) and every kind of bad file,
 which must be refused with a bilingual error naming its line."""
@@ -6,8 +6,8 @@ import datetime
 
 import pytest
 
-from grader.teacher import late_policy
-from grader.teacher.late_policy import PolicyError
+from grader.teacher.late import policy as late_policy
+from grader.teacher.late.policy import PolicyError
 
 
 def policy(tmp_path, text: str, **files) -> late_policy.Policy:

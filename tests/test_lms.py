@@ -24,7 +24,7 @@ import pytest
 
 from conftest import python_m_grader
 from grader.exercises import EXERCISES
-from grader.teacher.grades_csv import FORMULA_START
+from grader.teacher.batch.grades_csv import FORMULA_START
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS, STUBS = ROOT / "solutions", ROOT / "exercises"

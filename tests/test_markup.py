@@ -1,4 +1,4 @@
-"""One escaper for what students chose (``grader.markup``): in Markdown its
+"""One escaper for what students chose (``grader.student.markup``): in Markdown its
 specials stay text and no table cell ends early, in HTML nothing becomes a
 tag; and the class report and the similarity page both write a student's id
 through it, in HTML and in Markdown."""
@@ -10,8 +10,8 @@ import markdown_it
 import pytest
 
 from conftest import ROOT
-from grader import markup
-from grader.teacher import class_report, similar
+from grader.student import markup
+from grader.teacher.report import class_report, similar
 
 # Every Markdown special, HTML, an entity, a control character, and an
 # underscore inside a word (which starts nothing: left as it is).
@@ -59,6 +59,6 @@ def test_the_class_report_and_the_similarity_page_write_an_id_through_markup():
 
 
 def test_no_other_escaper_is_left():
-    """Markdown is escaped in grader/markup.py alone."""
+    """Markdown is escaped in grader/student/markup.py alone."""
     defined = [str(p.relative_to(ROOT)) for p in Path(ROOT, "grader").rglob("*.py") if re.search(r"_MD_SPECIAL\s*=|def _md\(|def _h\(", p.read_text(encoding="utf-8"))]
-    assert defined == ["grader/markup.py"]
+    assert defined == ["grader/student/markup.py"]

@@ -25,8 +25,8 @@ import pytest
 from conftest import python_m_grader
 from grader.exercises import BY_ID, IDS, TOTAL
 from readme_sections import Shell, blocks, commands
-from grader.teacher import nbgrader_course
-from grader.teacher.release import find_leaks
+from grader.teacher.platforms import nbgrader_course
+from grader.teacher.edition.release import find_leaks
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDED_IN = ["ex0_weighted_sum", "ex4_masking"]
@@ -387,7 +387,7 @@ def test_the_note_on_copied_cells_shows_a_students_grade_id_escaped():
     escape the rest)."""
     import nbformat
 
-    from grader.teacher import nbgrader_autograde
+    from grader.teacher.platforms import nbgrader_autograde
 
     nb = nbformat.v4.new_notebook()
     nb.metadata["attention_notes"] = ["answer_ex0_weighted_sum\x1b[2J\x07owned"]

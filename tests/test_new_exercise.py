@@ -62,7 +62,7 @@ PUBLIC = '''\
 import pytest
 import torch
 
-from grader.checking import expect_close, randn, t
+from grader.authoring.checking import expect_close, randn, t
 
 
 @pytest.mark.points(1)
@@ -84,7 +84,7 @@ HIDDEN = '''\
 import pytest
 import torch
 
-from grader.checking import expect_close, randn, t
+from grader.authoring.checking import expect_close, randn, t
 
 
 @pytest.mark.points(1)

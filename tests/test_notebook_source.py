@@ -1,4 +1,4 @@
-"""Reading a handed-in notebook's cells as Python (grader/notebook_source.py):
+"""Reading a handed-in notebook's cells as Python (grader/handin/notebook_source.py):
 IPython's lines are found where a statement begins, as tokenizing the lines
 before each one says, and reading takes time in proportion to the
 notebook's size. (Grading notebooks: test_notebook_submissions.py.)
@@ -14,7 +14,7 @@ import tokenize
 import nbformat
 
 from conftest import ROOT
-from grader import notebook_source
+from grader.handin import notebook_source
 
 # Lines that open, close or continue strings, brackets and statements, and
 # IPython's lines, indented in ways that do and do not match.
@@ -95,7 +95,7 @@ CHANGED_PER_BLOCK = 10  # the lines of BLOCK where a statement begins with IPyth
 
 READ = """
 import json, sys, time
-from grader import notebook_source
+from grader.handin import notebook_source
 
 def cost(path, times):
     data = open(path, "rb").read()

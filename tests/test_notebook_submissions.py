@@ -1,6 +1,6 @@
 """Exercises handed in as Jupyter notebooks (``<id>.ipynb``): graded as the
 code of their answer cells, by the same grader and the same sandboxed
-child as a ``.py`` (grader/notebook_source.py, grader/engine/submission.py).
+child as a ``.py`` (grader/handin/notebook_source.py, grader/handin/submission.py).
 
 The notebooks here are written by nbformat itself (``nbformat.v4``), shaped
 exactly as Jupyter saves them.
@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ROOT, SOLUTIONS, as_results, failed_checks, make_submission, points_by_exercise
 from catalogue_marks import WRONG, exercise_of, marks
-from grader import notebook_source
+from grader.handin import notebook_source
 from grader.exercises import BY_ID, IDS
 from grader.files import EXERCISES_DIR
 
@@ -199,7 +199,7 @@ def test_several_marked_cells_are_named_and_said_to_be_joined(text, cells):
 
 def test_a_check_of_the_course_notebook_reports_no_note(grader, tmp_path):
     """What ``check`` shows for the course's notebook as a student answers it: the table, no note."""
-    from grader.engine import report
+    from grader.student import report
 
     folder = tmp_path / "notebooks"
     folder.mkdir()
@@ -389,7 +389,7 @@ def test_a_grading_of_unreadable_notebooks_ends_with_its_report(tmp_path):
 def test_a_reader_that_fails_unforeseen_costs_that_exercise_only(grader, tmp_path, full_marks, monkeypatch):
     """The last line of defence: any error while reading one exercise's file
     is that exercise's note, whatever its kind."""
-    from grader.engine import submission as submission_mod
+    from grader.handin import submission as submission_mod
 
     real = submission_mod.notebook_source.read
 
@@ -432,7 +432,7 @@ def test_what_a_notebook_says_reaches_every_report_escaped(grader, tmp_path):
     """A quoted IPython line and the notebook's own name are the student's
     text: a terminal sequence shows as its escape, HTML as text, and no
     fence of the Markdown report is closed by it."""
-    from grader.engine import report
+    from grader.student import report
     from grader.notebook import to_html
 
     ex = "ex0_weighted_sum"
@@ -459,7 +459,7 @@ def test_the_untouched_notebooks_score_nothing(grader, tmp_path):
 
 
 def test_a_class_folder_of_notebooks_is_found(tmp_path):
-    from grader.teacher import intake
+    from grader.teacher.intake import submissions
 
     root = tmp_path / "class"
     notebook_submission(root / "alice")
@@ -467,26 +467,26 @@ def test_a_class_folder_of_notebooks_is_found(tmp_path):
     with zipfile.ZipFile(root / "bob.zip", "w") as z:
         z.writestr("attention/ex0_weighted_sum.ipynb", notebook("x = 1"))
     os.rmdir(root / "bob")
-    entries, warnings = intake.discover(str(root), str(tmp_path / "work"))
+    entries, warnings = submissions.discover(str(root), str(tmp_path / "work"))
     by_id = {e.student_id: e for e in entries}
     assert by_id["alice"].folder and by_id["alice"].notes == []
     assert by_id["bob"].folder and os.path.exists(os.path.join(by_id["bob"].folder, "ex0_weighted_sum.ipynb"))
     # What is graded decides the digest: a changed notebook is graded again.
     before = by_id["alice"].digest
     Path(root, "alice", "ex3_scaling.ipynb").write_text(notebook("y = 2"), encoding="utf-8")
-    after = {e.student_id: e for e in intake.discover(str(root), str(tmp_path / "work2"))[0]}["alice"].digest
+    after = {e.student_id: e for e in submissions.discover(str(root), str(tmp_path / "work2"))[0]}["alice"].digest
     assert after != before
 
 
 def test_py_files_keep_their_digest(tmp_path):
     """A resumed batch from before notebooks were read grades nothing twice."""
-    from grader.teacher import intake
+    from grader.teacher.intake import submissions
 
     sources = {ex + ".py": f"# {ex}\n".encode() for ex in IDS}
     h = hashlib.sha256()
     for ex in IDS:  # the digest as it was written before notebooks
         value = sources[ex + ".py"]
         h.update(ex.encode() + b"\0" + b"file\0" + len(value).to_bytes(8, "big") + value)
-    assert intake.digest(sources) == h.hexdigest()
-    assert intake.digest({**sources, "ex0_weighted_sum.ipynb": b"{}"}) != h.hexdigest()
+    assert submissions.digest(sources) == h.hexdigest()
+    assert submissions.digest({**sources, "ex0_weighted_sum.ipynb": b"{}"}) != h.hexdigest()
     assert BY_ID["ex0_weighted_sum"].notebook == "ex0_weighted_sum.ipynb"

@@ -1,4 +1,4 @@
-"""A hint only for its own mistake (grader/checking.py): a diagnosis is shown
+"""A hint only for its own mistake (grader/authoring/checking.py): a diagnosis is shown
 when the answer is what that mistake computes and what no other mistake the
 check lists (with another hint) computes; a check inside ``caused_by`` whose
 finder names another function says so instead, and computes no diagnosis.
@@ -6,7 +6,7 @@ The whole catalogue is held to it by tests/test_catalogue.py."""
 import pytest
 import torch
 
-from grader.checking import CheckFailed, Fault, SubmissionFault, caused_by, expect, expect_close, expect_draws, t
+from grader.authoring.checking import CheckFailed, Fault, SubmissionFault, caused_by, expect, expect_close, expect_draws, t
 
 WANT = torch.tensor([1.0, 2.0, 3.0])
 GOT = torch.tensor([2.0, 4.0, 6.0])

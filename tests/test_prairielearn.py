@@ -27,8 +27,8 @@ from readme_sections import Shell, blocks, commands
 from test_attacks import FULL, attack_source, kill_and_reap, leaked_lines, wait_for_none
 
 from grader.exercises import BY_ID, IDS
-from grader.teacher import prairielearn
-from grader.teacher.prairielearn_job import fit
+from grader.teacher.platforms import prairielearn
+from grader.teacher.platforms.prairielearn_job import fit
 
 WRONG = pathlib.Path(ROOT, "tests", "catalogue", "wrong")
 IMAGE = "yourname/attention-grader"  # as README.md's command names it
@@ -65,7 +65,7 @@ def test_layout(fragment):
     assert os.access(course / "run_grader", os.X_OK)
     for ex in IDS:
         assert (course / "solutions" / f"{ex}.py").is_file() and (course / "checks" / "hidden" / f"test_{ex}.py").is_file()
-    assert (course / "grader" / "teacher" / "prairielearn_job.py").is_file()
+    assert (course / "grader" / "teacher" / "platforms" / "prairielearn_job.py").is_file()
     # Nothing of the course in the image's folder: it is pushed to a public registry.
     assert os.listdir(fragment / "image") == ["Dockerfile"]
 
@@ -167,8 +167,8 @@ for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
         args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
     except OSError:
         continue
-    if "grader.teacher.prairielearn_job" in args:
-        ROOT = args[args.index("grader.teacher.prairielearn_job") + 1]
+    if "grader.teacher.platforms.prairielearn_job" in args:
+        ROOT = args[args.index("grader.teacher.platforms.prairielearn_job") + 1]
 NAME = os.path.basename(__file__)
 for place in (("serverFilesCourse", "attention", "solutions"), ("shared", "attention", "solutions"), ("tests",)):
     try:
@@ -189,8 +189,8 @@ for cmdline in os.listdir("/proc"):
         args = open("/proc/%s/cmdline" % cmdline, "rb").read().decode(errors="replace").split("\\0")
     except OSError:
         continue
-    if "grader.teacher.prairielearn_job" in args:
-        ROOT = args[args.index("grader.teacher.prairielearn_job") + 1]
+    if "grader.teacher.platforms.prairielearn_job" in args:
+        ROOT = args[args.index("grader.teacher.platforms.prairielearn_job") + 1]
 errors = []
 for dirpath, dirnames, filenames in os.walk(ROOT, onerror=lambda e: errors.append(type(e).__name__)):
     for name in filenames:
@@ -216,8 +216,8 @@ for pid in os.listdir("/proc"):
         args = open("/proc/%s/cmdline" % pid, "rb").read().decode(errors="replace").split("\\0")
     except OSError:
         continue
-    if "grader.teacher.prairielearn_job" in args:
-        ROOT = args[args.index("grader.teacher.prairielearn_job") + 1]
+    if "grader.teacher.platforms.prairielearn_job" in args:
+        ROOT = args[args.index("grader.teacher.platforms.prairielearn_job") + 1]
 FAKE = json.dumps({"gradable": True, "score": 1.0, "tests": [{"name": "forged", "points": 1, "max_points": 1}]})
 PATH = os.path.join(ROOT, "results", "results.json")
 
@@ -261,11 +261,11 @@ REWRITER = '''
 import glob, os
 for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
     args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
-    if "grader.teacher.prairielearn_job" in args:
-        root = args[args.index("grader.teacher.prairielearn_job") + 1]
+    if "grader.teacher.platforms.prairielearn_job" in args:
+        root = args[args.index("grader.teacher.platforms.prairielearn_job") + 1]
         script = os.path.join(root, "serverFilesCourse", "attention", "run_grader")
         text = open(script).read()
-        cut = text.index("\\n", text.rindex("grader.teacher.prairielearn_job")) + 1
+        cut = text.index("\\n", text.rindex("grader.teacher.platforms.prairielearn_job")) + 1
         payload = "echo '{\\"gradable\\": true, \\"score\\": 1}' > " + root + "/results/results.json; exit 0\\n"
         with open(script, "r+") as f:
             f.seek(cut)

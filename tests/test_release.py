@@ -19,7 +19,7 @@ from readme_sections import markdown_links
 from results_schema import valid
 
 from grader.exercises import IDS
-from grader.regions import solution_regions
+from grader.authoring.regions import solution_regions
 
 CHECKS = os.path.join(ROOT, "checks")
 WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"
@@ -137,7 +137,7 @@ def test_release_has_what_students_need_and_nothing_else(release):
     assert {"checks/pytest.ini", "checks/public/reference_answers.pt", "checks/hidden_points.json", "tox.ini", "README.md"} <= files
     assert {"grader/__main__.py", "grader/cli.py", "grader/engine/grading.py", "grader/engine/recorded.py"} <= files
     tops = {f.split("/")[0] for f in files}
-    assert tops == {"exercises", "checks", "grader", "experiments", "notebooks", "write", "tox.ini", "README.md", "pyproject.toml"}
+    assert tops == {"exercises", "checks", "grader", "experiments", "notebooks", "tox_install", "write", "tox.ini", "README.md", "pyproject.toml"}
     assert {f"notebooks/{ex}.ipynb" for ex in IDS} <= files  # tox -e lab opens them
     assert {f"experiments/{ex}_experiment.py" for ex in IDS} <= files  # each docs page's {experiment} runs there too
     assert {"write/__main__.py", "write/corpus.py", "write/corpus.txt"} <= files  # tox -e write, and the text it learns from
@@ -197,7 +197,7 @@ def test_no_solution_code_anywhere(release):
 def test_experiments_hold_no_whole_solution(release):
     """What the line-by-line search above lets pass in experiments/, the release's own
     guard still refuses: all the code of a solution region, in order."""
-    from grader.teacher.release import find_leaks
+    from grader.teacher.edition.release import find_leaks
 
     assert (release / "experiments").is_dir()
     assert not find_leaks(str(release / "experiments"))
@@ -234,7 +234,7 @@ def test_tox_ini_has_grade_and_write_and_the_same_pins(release):
     assert "PIP_*" in grade["pass_env"]
     assert grade["commands"].strip() == main["testenv:grade"]["commands"].strip() == "python -m grader grade --exit-code {posargs:exercises}"
     assert grade["install_command"].strip() == main["testenv:grade"]["install_command"].strip()  # pip seen on the first run
-    assert "grader/pip_install.py" in grade["install_command"] and (release / "grader" / "pip_install.py").is_file()
+    assert "tox_install/pip_install.py" in grade["install_command"] and (release / "tox_install" / "pip_install.py").is_file()
     write = student["testenv:write"]
     assert write["deps"].split() == main["base"]["deps"].split() + [d for d in main["testenv:write"]["deps"].split() if not d.startswith("{")]
     assert "PIP_*" in write["pass_env"] and write["commands"].strip() == main["testenv:write"]["commands"].strip()
@@ -332,7 +332,7 @@ def test_refuses_a_folder_that_is_not_empty(tmp_path):
 def test_the_build_refuses_leaks(tmp_path):
     """The release's own guard (run before anything is written) finds a
     solution or a hidden check's name wherever it is."""
-    from grader.teacher.release import find_leaks
+    from grader.teacher.edition.release import find_leaks
 
     (tmp_path / "a").mkdir()
     shutil.copy(os.path.join(SOLUTIONS, "ex5_head.py"), tmp_path / "a" / "copied.py")
@@ -355,10 +355,10 @@ def test_nothing_is_built_from_solutions_that_fail_a_check(tmp_path, verb):
     student edition nor the Gradescope bundle is written from it."""
     import importlib
 
-    from grader.teacher.packaging import BuildError
+    from grader.teacher.edition.packaging import BuildError
 
     project = tmp_path / "course"
-    for folder in ("grader", "solutions", "checks"):
+    for folder in ("grader", "solutions", "checks", "tox_install"):
         shutil.copytree(os.path.join(ROOT, folder), project / folder, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(os.path.join(ROOT, "tox.ini"), project)
     mask = project / "solutions" / "ex4_masking.py"
@@ -369,7 +369,7 @@ def test_nothing_is_built_from_solutions_that_fail_a_check(tmp_path, verb):
     built = tmp_path / "built"
     out = built / ("attention" if verb == "release" else "autograder.zip")
     with pytest.raises(BuildError) as refused:
-        importlib.import_module(f"grader.teacher.{verb}").build(str(out), project=str(project))
+        importlib.import_module({"release": "grader.teacher.edition.release", "gradescope": "grader.teacher.platforms.gradescope"}[verb]).build(str(out), project=str(project))
     assert "ex4_masking: test_" in refused.value.en and "参考答案没有通过全部检查" in refused.value.zh
     assert not os.path.exists(built) or os.listdir(built) == []  # nothing, not even a temporary file
 
@@ -378,8 +378,8 @@ def test_student_readme_takes_readme_md_blocks(tmp_path):
     """The release's README says what README.md says to students in README.md's
     own words (its marked blocks), without the markers; a README.md that lost a
     block stops the build."""
-    from grader.teacher.packaging import BuildError
-    from grader.teacher.student_readme import shared_blocks, student_readme
+    from grader.teacher.edition.packaging import BuildError
+    from grader.teacher.edition.student_readme import shared_blocks, student_readme
 
     blocks = shared_blocks(ROOT)
     assert {"intro", "requirements", "cpu-build"} <= set(blocks)
@@ -411,7 +411,7 @@ def assert_every_link_resolves(release: Path, docs_url: str | None) -> list[tupl
     """A relative link names a file or folder of the release; an absolute one
     goes to the course site at ``docs_url``, or is one of the third-party
     sites README.md's own blocks for students link (tox's); the links found."""
-    from grader.teacher.student_readme import shared_blocks
+    from grader.teacher.edition.student_readme import shared_blocks
 
     third_party = {t for body in shared_blocks(ROOT).values() for t in markdown_links(body) if "://" in t}
     links = release_links(release)
@@ -464,10 +464,10 @@ def test_a_docs_url_that_is_not_an_address_is_refused(docs_url, tmp_path):
 def test_jupyters_checkpoints_stay_out_of_the_release(tmp_path):
     """JupyterLab keeps a copy of each file a teacher edits in it in
     .ipynb_checkpoints/ beside the file, as ``-checkpoint.py``: none is copied."""
-    from grader.teacher.release import build
+    from grader.teacher.edition.release import build
 
     project = tmp_path / "course"
-    for folder in ("grader", "solutions", "checks", "exercises", "experiments", "write", "docs/path"):
+    for folder in ("grader", "tox_install", "solutions", "checks", "exercises", "experiments", "write", "docs/path"):
         shutil.copytree(os.path.join(ROOT, folder), project / folder, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     for name in ("tox.ini", "README.md"):
         shutil.copy(os.path.join(ROOT, name), project)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXERCISES, ROOT, make_submission
-from grader.engine import report
+from grader.student import report
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult
 from grader.text import DIAGNOSIS_LABEL, t

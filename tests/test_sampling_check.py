@@ -1,4 +1,4 @@
-"""The ex7 sampling checks judge generate by what it draws (grader.checking.draw_violations).
+"""The ex7 sampling checks judge generate by what it draws (grader.authoring.checking.draw_violations).
 
 Shown here, without the grader, on the checks' own model and sizes:
 
@@ -17,8 +17,8 @@ import math
 import pytest
 import torch
 
-from grader.checking import FALSE_ALARM, count_bounds, draw_violations
-from grader.contract import SAMPLING_RATIO, sampling_logits
+from grader.authoring.checking import FALSE_ALARM, count_bounds, draw_violations
+from grader.authoring.contract import SAMPLING_RATIO, sampling_logits
 
 ROWS_EACH, CONTEXTS = 4000, 2
 # (vocab_size, steps) of the public check and of the hidden one.

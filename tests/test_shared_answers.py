@@ -20,7 +20,7 @@ import gc
 import pytest
 import torch
 
-from grader import checking
+from grader.authoring import checking
 from grader.child import ops, protocol
 from grader.engine import recorded
 

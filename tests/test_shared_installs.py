@@ -1,7 +1,7 @@
-"""grader/shared_installs.py: tox's environments keep one copy of torch (and of each other package) on disk."""
+"""tox_install/shared_installs.py: tox's environments keep one copy of torch (and of each other package) on disk."""
 import os
 
-from grader import shared_installs
+from tox_install import shared_installs
 
 
 def _environment(root, files: dict) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""Suspiciously alike submissions (``grader/teacher/similar.py``, ``python -m grader
+"""Suspiciously alike submissions (``grader/teacher/report/similar.py``, ``python -m grader
 similar``): a disguised copy is found; independent correct work, untouched
 stubs and the example class's honest students are not; what students name
 and write is escaped; bad input neither crashes nor passes unseen.
@@ -19,7 +19,8 @@ import pytest
 
 from conftest import EXERCISES, ROOT, SOLUTIONS, run_cli
 from grader.exercises import IDS
-from grader.teacher import intake, similar
+from grader.teacher.intake import submissions
+from grader.teacher.report import similar
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 RIGHT = os.path.join(ROOT, "tests", "catalogue", "right")
@@ -162,7 +163,7 @@ def test_repeated_lines_all_count():
 
 
 def _entries(base, students: dict) -> list:
-    return [intake.Entry(sid, _write(os.path.join(base, f"s{i}"), files)) for i, (sid, files) in enumerate(students.items())]
+    return [submissions.Entry(sid, _write(os.path.join(base, f"s{i}"), files)) for i, (sid, files) in enumerate(students.items())]
 
 
 def test_hostile_ids_and_code_are_escaped(tmp_path):

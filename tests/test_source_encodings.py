@@ -5,7 +5,7 @@ for that exercise with a clear message, and nothing else is affected."""
 import pytest
 
 from conftest import SOLUTIONS, make_submission
-from grader.engine import submission as submission_mod
+from grader.handin import submission as submission_mod
 
 
 def _solution(ex: str) -> str:

@@ -12,7 +12,7 @@ import torch
 from conftest import EXERCISES, SOLUTIONS
 
 from grader.exercises import IDS
-from grader.regions import BEGIN
+from grader.authoring.regions import BEGIN
 from grader.teacher import stubs
 
 

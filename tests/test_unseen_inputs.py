@@ -53,7 +53,7 @@ from conftest import SOLUTIONS, grade_cli, make_submission, run_cli
 from test_release import grade_in_release, in_release
 
 from grader.exercises import BY_ID, EXERCISES, IDS
-from grader.teacher import intake
+from grader.teacher.intake import submissions
 
 TEACHER_LIMIT = 0.10  # of the teacher's total: "at most 10/100"
 STUDENT_FLOOR = 0.80  # of the release's (public) total: the table really works where it was recorded
@@ -334,7 +334,7 @@ def _grade_with_batch(lookup, tmp_path) -> dict:
     out = tmp_path / "out"
     proc = run_cli("batch", str(klass), "--out", str(out), "--jobs", "1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads((out / intake.safe_name("cheater") / "results.json").read_text(encoding="utf-8"))
+    return json.loads((out / submissions.safe_name("cheater") / "results.json").read_text(encoding="utf-8"))
 
 
 def _grade_with_gradescope(lookup, tmp_path) -> dict:

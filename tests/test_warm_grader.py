@@ -1,4 +1,4 @@
-"""The warm grader (grader/engine/warm_server.py, its client grader/warm_grader.py):
+"""The warm grader (grader/student/warm_server.py, its client grader/student/warm_grader.py):
 one grading process between many gradings, and nothing one grading's code does
 reaches a later one.
 
@@ -27,7 +27,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
-from grader import warm_grader
+from grader.student import warm_grader
 from grader.child import child_user
 from grader.engine import sandbox as sandbox_mod
 

@@ -36,8 +36,8 @@ from packaging.requirements import Requirement
 from readme_sections import ROOT, Shell, blocks, commands
 
 from grader.exercises import BY_ID, EXERCISES, IDS
-from grader.teacher.release import find_leaks
-from grader.teacher.student_wheel import NAME, wheel_file
+from grader.teacher.edition.release import find_leaks
+from grader.teacher.edition.student_wheel import NAME, wheel_file
 
 SECTION = "The student edition as a wheel, for hubs and images"
 SOLUTIONS = ROOT / "solutions"
@@ -146,8 +146,8 @@ def test_the_wheel_holds_the_student_editions_grader_and_checks_and_nothing_else
 
 
 def test_the_wheel_requires_tox_inis_pins_and_offers_the_teachers_as_an_extra(wheel):
-    from grader.teacher.packaging import tox_base_deps
-    from grader.teacher.student_wheel import tox_deps
+    from grader.teacher.edition.packaging import tox_base_deps
+    from grader.teacher.edition.student_wheel import tox_deps
 
     with zipfile.ZipFile(wheel) as z:
         (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
@@ -169,7 +169,7 @@ def _same(r) -> str:
 def test_building_leaves_the_release_as_it_was(teacher):
     """pip builds in place: hatchling writes nothing there (setuptools would leave build/ and an .egg-info)."""
     tops = set(os.listdir(teacher / "out" / "attention"))
-    assert tops == {"exercises", "checks", "grader", "experiments", "notebooks", "write", "tox.ini", "README.md", "pyproject.toml"}
+    assert tops == {"exercises", "checks", "grader", "experiments", "notebooks", "tox_install", "write", "tox.ini", "README.md", "pyproject.toml"}
 
 
 # --- the installed grader ---------------------------------------------------------

@@ -21,7 +21,7 @@ import pytest
 import torch
 
 from grader.exercises import IDS
-from grader.worked_examples import examples
+from grader.authoring.worked_examples import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,7 +112,7 @@ def test_an_example_run_on_code_that_gets_it_wrong_fails(tmp_path):
 
 
 def test_the_examples_are_read_as_doctest_reads_them():
-    """grader/worked_examples.py reads examples without importing doctest (it
+    """grader/authoring/worked_examples.py reads examples without importing doctest (it
     would cost every grading process 6 ms): on every block of the stubs and
     the checks, and on a few made up, it reads what doctest's parser reads."""
     import textwrap

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, pick, randn, t
-from grader.domain_checks import expect_function
+from grader.authoring.checking import expect, expect_close, fmt, pick, randn, t
+from grader.authoring.domain_checks import expect_function
 
 OVERFLOW = t(
     "分数约为 1000 时结果不是有限数：exp(1000) 溢出成了 inf。先减去最大分数再取指数（torch.softmax 已经这样做了）。",

@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from grader.checking import caused_by, expect, expect_close, pick, randn, t
-from grader.domain_checks import expect_function
-from grader.upstream import drawn, matrix_behind_average
+from grader.authoring.checking import caused_by, expect, expect_close, pick, randn, t
+from grader.authoring.domain_checks import expect_function
+from grader.authoring.upstream import drawn, matrix_behind_average
 
 
 @pytest.mark.points(1)

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, randn, t
-from grader.domain_checks import expect_function
+from grader.authoring.checking import expect, expect_close, fmt, randn, t
+from grader.authoring.domain_checks import expect_function
 
 
 @pytest.mark.points(2)

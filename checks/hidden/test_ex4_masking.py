@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from grader.checking import caused_by, expect, expect_close, fmt, pick, randn, t
-from grader.domain_checks import expect_function
-from grader.upstream import drawn, mask_behind_weights
+from grader.authoring.checking import caused_by, expect, expect_close, fmt, pick, randn, t
+from grader.authoring.domain_checks import expect_function
+from grader.authoring.upstream import drawn, mask_behind_weights
 
 
 @pytest.mark.points(1)

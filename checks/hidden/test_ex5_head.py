@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, pick, randn, t
-from grader.contract import head_state
-from grader.domain_checks import expect_module
+from grader.authoring.checking import expect, expect_close, fmt, pick, randn, t
+from grader.authoring.contract import head_state
+from grader.authoring.domain_checks import expect_module
 
 
 def by_hand(state, x, scale=None, fill=float("-inf"), mask=True, values=True):

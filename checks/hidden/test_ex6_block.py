@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, expect_parts, fmt, randn, t
-from grader.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
-from grader.domain_checks import expect_module
+from grader.authoring.checking import expect, expect_close, expect_parts, fmt, randn, t
+from grader.authoring.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
+from grader.authoring.domain_checks import expect_module
 
 
 def reversed_heads(state: dict, n_head: int) -> dict:

@@ -2,10 +2,10 @@
 import pytest
 import torch
 
-from grader.checking import caused_by, expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
-from grader.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
-from grader.domain_checks import expect_module, unpack
-from grader.upstream import forward_behind_generate, generated_windows
+from grader.authoring.checking import caused_by, expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
+from grader.authoring.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
+from grader.authoring.domain_checks import expect_module, unpack
+from grader.authoring.upstream import forward_behind_generate, generated_windows
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 9, 10, 2, 3, 6
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -169,7 +169,7 @@ def test_generate_samples_with_multinomial(sub, ref):
     generator seeded. Each step's counts, grouped by the distribution each row
     draws from given its own history, must lie within Chernoff bounds that a
     right sampler breaks with probability at most 1e-6 in all
-    (grader.checking.draw_violations). A temperature of 0.7 or 1.5, top-k,
+    (grader.authoring.checking.draw_violations). A temperature of 0.7 or 1.5, top-k,
     top-p, argmax, the logits without softmax or the first position's logits
     pass with probability below 1e-12 (tests/test_sampling_check.py)."""
     rows_each, new = 4000, 2

@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from grader.checking import expect_close, pick, randn, t
-from grader.domain_checks import expect_function
-from grader.worked_examples import expect_example
+from grader.authoring.checking import expect_close, pick, randn, t
+from grader.authoring.domain_checks import expect_function
+from grader.authoring.worked_examples import expect_example
 
 VALUES = torch.tensor([[1.0, 0.0], [0.0, 2.0], [2.0, 2.0]])
 

@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from grader.checking import SubmissionFault, caused_by, expect, expect_close, fmt, pick, randn, t
-from grader.upstream import matrix_behind_average
-from grader.worked_examples import expect_example
+from grader.authoring.checking import SubmissionFault, caused_by, expect, expect_close, fmt, pick, randn, t
+from grader.authoring.upstream import matrix_behind_average
+from grader.authoring.worked_examples import expect_example
 
 
 def matrix_diagnoses(want: torch.Tensor) -> list:

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from grader.checking import expect_close, pick, randn, t
-from grader.worked_examples import expect_example
+from grader.authoring.checking import expect_close, pick, randn, t
+from grader.authoring.worked_examples import expect_example
 
 
 def diagnoses(q, k, want):

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, fmt, pick, randn, t
-from grader.worked_examples import expect_example
+from grader.authoring.checking import expect, expect_close, fmt, pick, randn, t
+from grader.authoring.worked_examples import expect_example
 
 
 def diagnoses(scores, head_size):

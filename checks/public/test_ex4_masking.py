@@ -2,10 +2,10 @@
 import pytest
 import torch
 
-from grader.checking import caused_by, expect, expect_close, fmt, randn, t
-from grader.domain_checks import expect_function
-from grader.upstream import drawn, mask_behind_weights
-from grader.worked_examples import expect_example
+from grader.authoring.checking import caused_by, expect, expect_close, fmt, randn, t
+from grader.authoring.domain_checks import expect_function
+from grader.authoring.upstream import drawn, mask_behind_weights
+from grader.authoring.worked_examples import expect_example
 
 FILLED_WITH_ZERO = t("你把未来位置填成了 0：0 经过 softmax 仍有权重，要填 -inf。", "You filled the future with 0: a 0 still gets weight after softmax; fill it with -inf.")
 TRIL_TRIU = t("你遮住了对角线以下（过去）而不是以上（未来）：tril 与 triu 弄反了。", "You masked below the diagonal (the past) instead of above it (the future): tril and triu are swapped.")

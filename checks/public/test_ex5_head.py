@@ -7,9 +7,9 @@ builds them: Head(n_embd, head_size, block_size), positionally.
 import pytest
 import torch
 
-from grader.checking import expect, expect_close, expect_grads, pick, randn, t
-from grader.contract import head_state as _head_state
-from grader.worked_examples import expect_example
+from grader.authoring.checking import expect, expect_close, expect_grads, pick, randn, t
+from grader.authoring.contract import head_state as _head_state
+from grader.authoring.worked_examples import expect_example
 
 N_EMBD, HS, BLOCK = 12, 4, 10
 INIT = [N_EMBD, HS, BLOCK]

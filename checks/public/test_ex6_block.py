@@ -12,9 +12,9 @@ builds them, with positional arguments in the contract's order.
 import pytest
 import torch
 
-from grader.checking import expect_close, expect_parts, pick, randn, t
-from grader.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
-from grader.worked_examples import expect_example
+from grader.authoring.checking import expect_close, expect_parts, pick, randn, t
+from grader.authoring.contract import BLOCK_STANDINS, MHA_STANDINS, block_by_hand, block_state, ffwd_state, mha_state
+from grader.authoring.worked_examples import expect_example
 
 N_EMBD, N_HEAD, BLOCK = 12, 3, 8
 INIT = [N_EMBD, N_HEAD, BLOCK]  # MultiHeadAttention(n_embd, n_head, block_size), Block(n_embd, n_head, block_size)

@@ -14,17 +14,17 @@ writes the same text there: one whose next token follows the last token, and
 one whose next token follows the first token of the context it is given, so
 that how much of idx is kept shows. How it draws is judged by what it draws: many rows
 draw a token each from a known, uneven softmax, and each token's count must be
-what that softmax allows (grader.checking.expect_draws: a right sampler, any
+what that softmax allows (grader.authoring.checking.expect_draws: a right sampler, any
 right sampler, fails it with probability below one in a million).
 """
 import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.checking import caused_by, expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
-from grader.contract import GPT_STANDINS, bias_only_state, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
-from grader.upstream import forward_behind_generate, generated_windows
-from grader.worked_examples import expect_example
+from grader.authoring.checking import caused_by, expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
+from grader.authoring.contract import GPT_STANDINS, bias_only_state, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
+from grader.authoring.upstream import forward_behind_generate, generated_windows
+from grader.authoring.worked_examples import expect_example
 
 V, N_EMBD, N_HEAD, N_LAYER, BLOCK = 11, 12, 3, 2, 8
 INIT = [V, N_EMBD, N_HEAD, N_LAYER, BLOCK]  # GPT(vocab_size, n_embd, n_head, n_layer, block_size)
@@ -161,7 +161,7 @@ def test_generate_draws_from_the_softmax(sub, ref):
     single call, with the global generator seeded (a grading run repeats
     itself). Each token's count in each context must lie within Chernoff
     bounds that a right sampler breaks with probability at most 1e-6 in all
-    (grader.checking.draw_violations says why): multinomial, Categorical,
+    (grader.authoring.checking.draw_violations says why): multinomial, Categorical,
     Gumbel-max or an inverse CDF all pass. A temperature of 0.7 or 1.5, top-k,
     top-p, argmax, the logits without softmax or the first position's logits
     pass with probability below 1e-12 (tests/test_sampling_check.py computes

@@ -102,7 +102,7 @@ class terminal_report(nodes.General, nodes.TextElement):
 
 
 def _columns(char: str) -> int:
-    from grader.engine.report import width
+    from grader.student.report import width
 
     return width(char)
 
@@ -195,7 +195,7 @@ def submission(spec: str, into: Path) -> tuple[Path, str | None]:
 def main(result_file: str, specs: list[str], all_checks: bool = False) -> None:
     """Grade each spec into ``result_file``: with a student's copy of the
     checks, or with ``all_checks`` the teacher's (hidden ones included)."""
-    from grader.engine import report
+    from grader.student import report
     from grader.engine.grading import Grader, Job
 
     out = {}

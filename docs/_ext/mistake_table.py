@@ -12,7 +12,7 @@ the teacher's checks (``grader_output.py``'s grading script with
   checks" where it fails every one);
 - what the grader names: the diagnoses (``诊断 / found`` in the feedback) of
   those checks, read as the class report reads them: from each check's
-  ``extra_data`` in the results.json (``grader.teacher.class_data.check_data``), or a
+  ``extra_data`` in the results.json (``grader.teacher.report.class_data.check_data``), or a
   dash where the feedback only says what differs.
 
 tests/test_catalogue.py holds every catalogue file to losing points, so every
@@ -46,7 +46,7 @@ import grader_output
 from bilingual import lang_block, lang_inline
 from check_list import _name as check_name
 from grader.exercises import BY_ID, IDS
-from grader.teacher.class_data import check_data
+from grader.teacher.report.class_data import check_data
 
 logger = logging.getLogger(__name__)
 

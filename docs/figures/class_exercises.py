@@ -3,13 +3,13 @@
 ``graded_class()`` grades ``examples/submissions`` the way a teacher does,
 ``python -m grader batch`` (in a subprocess: the batch forks its graders,
 which is no business of Sphinx's process), into a temporary folder, and reads
-it back with ``grader.teacher.class_data``; once per build. ``draw()`` lays the
-report out with ``grader.teacher.class_report`` and returns the SVG of its "per
+it back with ``grader.teacher.report.class_data``; once per build. ``draw()`` lays the
+report out with ``grader.teacher.report.class_report`` and returns the SVG of its "per
 exercise" figure: the picture a teacher's report.html shows for this class,
 drawn by the same code.
 
 ``draw(narrow=True)`` draws the same histograms for phones, two to a row with
-``grader.teacher.class_figures``' own bars and style, and text of 10 points in 4 inches
+``grader.teacher.report.class_figures``' own bars and style, and text of 10 points in 4 inches
 (11 CSS px or more on a 390 px phone, docs/_ext/figure_gen.py): the report's
 figure is 6.3 inches wide with text of 7 points.
 """
@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from grader.exercises import BY_ID
-from grader.teacher import class_data, class_figures, class_report
+from grader.teacher.report import class_data, class_figures, class_report
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASS = ROOT / "examples" / "submissions"

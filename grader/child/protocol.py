@@ -11,7 +11,7 @@ In the header, a tensor is ``{"$t": [offset, nbytes, dtype, shape]}``, a dict
 is ``{"$d": {...}}`` (string keys only) and a list is a JSON list. A request
 may keep a tensor's memory layout (``layouts=True``: the grader's requests,
 whose inputs are transposed, sliced or expanded views as often as not, since
-a stub's domain allows them, ``grader/domain.py``): the tensor is then
+a stub's domain allows them, ``grader/authoring/domain.py``): the tensor is then
 ``{"$t": [offset, nbytes, dtype, shape, strides, storage_offset]}``, its
 bytes the span of storage it reads, and the reader makes the same view of
 them, after checking that every element it reads lies inside those bytes.

@@ -5,7 +5,7 @@ import enum
 import os
 from collections.abc import Callable
 
-from grader.checking import Fault, SubmissionFault
+from grader.authoring.checking import Fault, SubmissionFault
 from grader.child import protocol
 from grader.child.zygote import Zygotes, ZygoteGone
 from grader.engine.child_output import Drain

@@ -4,13 +4,8 @@ tensors before any check sees them, and the errors it reports become the
 faults the student reads."""
 import torch
 
-from grader.checking import Fault, SubmissionFault
+from grader.authoring.checking import Fault, SubmissionFault, malformed
 from grader.text import NOT_IMPLEMENTED, t
-
-
-def malformed() -> Fault:
-    """The fault for a reply that is not shaped as the protocol says."""
-    return Fault(t("返回的结果格式不对", "the response is malformed"))
 
 
 def _error_info(info: dict) -> tuple[str, str, list]:

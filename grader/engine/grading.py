@@ -492,7 +492,7 @@ class _Grading:
     """One submission's grading: its child processes, while the checks run."""
 
     def __init__(self, grader: Grader, job: Job, only: str | None, public_only: bool):
-        from grader.engine import submission as submission_mod
+        from grader.handin import submission as submission_mod
         from grader.engine.submission_endpoint import SubmissionEndpoint
 
         self.grader, self.job, self.only, self.public_only = grader, job, only, public_only

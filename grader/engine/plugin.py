@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader.checking import CheckFailed, SubmissionFault, set_inputs_seed
+from grader.authoring.checking import CheckFailed, SubmissionFault, set_inputs_seed
 from grader.exercises import IDS
 from grader.text import DIAGNOSIS_LABEL, TESTED_LABEL, Text, t
 

@@ -12,7 +12,7 @@ import json
 import torch
 
 from grader.child.protocol import values_bytes
-from grader.engine.endpoints import Endpoint
+from grader.authoring.endpoints import Endpoint
 from grader.engine.reference_endpoint import ReferenceEndpoint
 
 ANSWERS_FILE = "reference_answers.pt"

@@ -9,7 +9,7 @@ replaced. Short lines (``import torch``) are too common to be secrets.
 import glob
 import os
 
-from grader.regions import solution_regions
+from grader.authoring.regions import solution_regions
 
 
 MIN_LENGTH = 20  # shorter lines are too common to be a giveaway

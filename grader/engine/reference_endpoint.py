@@ -5,7 +5,7 @@ import types
 import torch
 
 from grader.child import ops, standins
-from grader.engine.endpoints import Endpoint
+from grader.authoring.endpoints import Endpoint
 
 
 class ReferenceEndpoint(Endpoint):

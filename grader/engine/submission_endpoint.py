@@ -4,16 +4,16 @@ exercise's time budget, starting a child again where one was lost."""
 import time
 from functools import partial
 
-from grader.checking import Fault, SubmissionFault
+from grader.authoring.checking import Fault, SubmissionFault, malformed
 from grader.child import protocol
 from grader.child.limits import Limits
 from grader.child.zygote import Zygotes
 from grader.engine import earlier
 from grader.engine.child_connection import ChildConnection, Phase
 from grader.engine.child_output import Drain
-from grader.engine.child_replies import describe_error, malformed, validated
-from grader.engine.endpoints import Endpoint
-from grader.engine.submission import ExerciseFile
+from grader.engine.child_replies import describe_error, validated
+from grader.authoring.endpoints import Endpoint
+from grader.handin.submission import ExerciseFile
 from grader.text import t
 
 # How long a child may take to say it got the word to import: it does so

@@ -14,7 +14,7 @@ import sys
 
 from grader.exercises import IDS
 from grader.files import EXERCISES_DIR, SOLUTIONS
-from grader.regions import BEGIN, END
+from grader.authoring.regions import BEGIN, END
 
 _DEF = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+(\w+)")
 

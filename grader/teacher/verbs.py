@@ -8,20 +8,20 @@ stays fast, and ``batch`` never loads what ``similar`` needs.
 """
 import importlib
 
-from grader.teacher.similar import THRESHOLD, TOP
-from grader.teacher.course_notebooks import DOCS_URL
+from grader.teacher.report.similar import THRESHOLD, TOP
+from grader.teacher.edition.course_notebooks import DOCS_URL
 
 # command -> the module whose run(args) carries it out
 MODULES = {
-    "batch": "grader.teacher.batch",
-    "report": "grader.teacher.class_report",
-    "release": "grader.teacher.release",
-    "gradescope": "grader.teacher.gradescope",
-    "prairielearn": "grader.teacher.prairielearn",
-    "similar": "grader.teacher.similar",
-    "notebooks": "grader.teacher.course_notebooks",
-    "nbgrader": "grader.teacher.nbgrader_course",
-    "export": "grader.teacher.lms_export",
+    "batch": "grader.teacher.batch.command",
+    "report": "grader.teacher.report.class_report",
+    "release": "grader.teacher.edition.release",
+    "gradescope": "grader.teacher.platforms.gradescope",
+    "prairielearn": "grader.teacher.platforms.prairielearn",
+    "similar": "grader.teacher.report.similar",
+    "notebooks": "grader.teacher.edition.course_notebooks",
+    "nbgrader": "grader.teacher.platforms.nbgrader_course",
+    "export": "grader.teacher.platforms.lms_export",
 }
 
 

