@@ -18,7 +18,7 @@ CPU in 198 s, each attack a grader of its own); with issue 31's warm paths
 tests; the attack catalogue 105 s in 102 s). With pytest-xdist's ``-n 2
 --dist loadgroup`` (a file, or the docs' group, to a process) the suite
 took 695 s against 639 s serially: no faster, so ``tox -e test`` stays
-serial. The programs a warm interpreter (``tests/warm_start.py``) runs
+serial. The programs a warm interpreter (``tests/support/warm_start.py``) runs
 are counted with the test that asked for them.
 """
 import collections
@@ -37,7 +37,7 @@ def _now() -> float:
 
 def _warm_starters() -> float:
     """The processor time of the programs the tests' warm interpreters have
-    run and reaped so far (``tests/warm_start.py``): they are the servers'
+    run and reaped so far (``tests/support/warm_start.py``): they are the servers'
     children, not this process's, until a server itself is reaped."""
     try:
         from warm_start import WarmStarter

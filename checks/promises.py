@@ -7,7 +7,7 @@ promises what it tests, and names the public checks, if any, that test the
 same rule in the student's own run (``tox -e grade``). A formula or a code
 line of a docstring is the same in both languages.
 
-``tests/test_promises.py`` holds this table to the checks and to the stubs:
+``tests/unit/test_promises.py`` holds this table to the checks and to the stubs:
 every hidden check has an entry and every entry a hidden check (a check
 renamed, added or dropped fails the test until its entry follows), each quote
 is found in the docstring it names in ``exercises/`` (white space aside), and

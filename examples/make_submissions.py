@@ -69,7 +69,7 @@ def files(base: str = SOLUTIONS, stubs: tuple = (), wrong: tuple = ()) -> dict:
             out[ex + ".py"] = f.read()
     for name in wrong:
         with open(os.path.join(WRONG, name + ".py"), encoding="utf-8") as f:
-            # Without the project's test marks (``# marked: ...``, ``# diagnosis: ...``, tests/catalogue_marks.py): a student writes none.
+            # Without the project's test marks (``# marked: ...``, ``# diagnosis: ...``, tests/support/catalogue_marks.py): a student writes none.
             out[name.split("__")[0] + ".py"] = "".join(line for line in f if not line.startswith(("# marked:", "# diagnosis:")))
     return out
 

@@ -25,7 +25,7 @@ def _parser(prog: str = "python -m grader") -> argparse.ArgumentParser:
 def _teacher_verbs():
     """``grader.teacher.verbs``; None in the student edition, which is
     ``grader/`` without ``teacher/``. The one place outside ``teacher/``
-    that imports it (tests/test_import_rules.py holds everything else to
+    that imports it (tests/unit/test_import_rules.py holds everything else to
     that)."""
     try:
         from grader.teacher import verbs

@@ -14,8 +14,8 @@ overview table, the teacher edition's answer pages, the release, the
 gradebook's cells, the columns of grades.csv, every count of exercises in the
 docs, the order in which ``tox -e write`` tries the exercises and the
 project's per-exercise tests (with the marks in the catalogue files,
-tests/catalogue_marks.py) come from here; the project's tests hold the checks'
-``@pytest.mark.points`` markers and the README to it (tests/test_exercises.py).
+tests/support/catalogue_marks.py) come from here; the project's tests hold the checks'
+``@pytest.mark.points`` markers and the README to it (tests/unit/test_exercises.py).
 """
 from dataclasses import dataclass
 

@@ -136,7 +136,7 @@ def failed_checks(tests: list, warnings: tuple[str, ...] | list[str] = ()) -> st
 
     # nbgrader cuts long lines short: each language on lines of its own,
     # wrapped by textwrap (the report's own wrapping is the engine's, which a
-    # kernel never imports: tests/import_rules.py).
+    # kernel never imports: tests/support/import_rules.py).
     failed = [t for t in tests if t["status"] != "passed"]
     lines = list(warnings) + ["未通过的检查 / checks not passed:"]
     for t in failed:

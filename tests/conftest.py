@@ -1,5 +1,16 @@
-"""Helpers for the project's own tests: build a submission folder from the
-solutions with some files replaced, and grade it."""
+"""The project's own tests: how they are laid out, and the helpers many share.
+
+A test's folder says what it is, and is its marker (``-m teacher``; tox.ini
+registers them): ``unit/`` runs in seconds without a grading process (``tox
+-e unit``, under a minute); ``grading/`` grades the catalogues, the mutants
+and the checks' own promises; ``sandbox/`` confines submission code, and
+attacks it; ``student/`` runs what a student runs (grade, check(), the lab,
+write); ``teacher/`` runs the teacher's tools; ``docs/`` builds the site and
+drives it in a browser. ``support/`` holds the helpers the tests import;
+``catalogue/``, ``attacks/`` and ``across_gradings/`` hold submissions.
+
+Below: build a submission folder from the solutions with some files
+replaced, and read what grading it gave."""
 import json
 import os
 import shutil
@@ -9,9 +20,14 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.join(ROOT, "tests")
+FOLDERS = ("unit", "grading", "sandbox", "student", "teacher", "docs")  # each is its tests' marker
 SOLUTIONS = os.path.join(ROOT, "solutions")
 EXERCISES = os.path.join(ROOT, "exercises")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(TESTS, "support"))  # the helpers: import docs_site, import_rules, ...
+# A few tests reuse another file's data or helpers (test_batch's, say), whichever folder is run.
+sys.path[1:1] = [os.path.join(TESTS, folder) for folder in FOLDERS]
 
 from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
 
@@ -20,21 +36,45 @@ BACKGROUND_LAST = "test_attacks.py"  # graded in the background from the start, 
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Each test gets its file's markers and its xdist group from
-    ``suite_marks``; the attack catalogue's tests go last, as its gradings
-    run in the background meanwhile (``pytest_collection_finish``)."""
-    import suite_marks
-
+    """Each test gets its folder as its marker, and under pytest-xdist its
+    group (``group_of``); the attack catalogue's tests go last, as its
+    gradings run in the background meanwhile (``pytest_collection_finish``)."""
     items.sort(key=lambda item: item.path.name == BACKGROUND_LAST)  # stable: every other order is kept
     groups = {}
-    xdist = config.pluginmanager.hasplugin("xdist")  # not installed by tox: see suite_marks
+    xdist = config.pluginmanager.hasplugin("xdist")  # not installed by tox: see SHARED_BUILDS
     for item in items:
-        for mark in suite_marks.marks_of(item.path.name):
-            item.add_marker(mark)
+        item.add_marker(getattr(pytest.mark, marker_of(item.path)))
         if xdist:
             if item.path not in groups:
-                groups[item.path] = suite_marks.group_of(item.path)
+                groups[item.path] = group_of(item.path)
             item.add_marker(pytest.mark.xdist_group(groups[item.path]))
+
+
+def marker_of(path) -> str:
+    """A test file's marker: its folder, which must be one of FOLDERS."""
+    folder = path.parent.name
+    if path.parent.parent.name != "tests" or folder not in FOLDERS:
+        raise pytest.UsageError(f"{path}: a test lives in one of tests/{{{','.join(FOLDERS)}}}/, which is its marker")
+    return folder
+
+
+# Under pytest-xdist (``-n 2 --dist loadgroup``) a whole file goes to one
+# process, so its module fixtures (the attack catalogue's gradings, a
+# batch) are made once, and files that share a build made once per process
+# (the docs site, see ``docs_site.built_site``) go to one process as a
+# group. tox does not install xdist: on the 2-core machine CI uses, two
+# pytest processes took as long as one (bench/suite_cpu.py), which keeps
+# both processors busy with background work instead.
+SHARED_BUILDS = {"built_site(": "docs-site"}
+
+
+def group_of(path) -> str:
+    """The xdist group of a test file (a ``pathlib.Path``): the build it shares, else its own name."""
+    text = path.read_text(encoding="utf-8")
+    for call, group in SHARED_BUILDS.items():
+        if call in text:
+            return group
+    return path.name
 
 
 def pytest_collection_finish(session) -> None:
@@ -147,7 +187,7 @@ _starter = None  # warm_start.WarmStarter, made on first use, closed when the se
 def python_m_grader(args, *, cwd, env: dict, timeout: float = 600, module: str = "grader") -> subprocess.CompletedProcess:
     """``python -m grader ARGS`` (or ``-m MODULE``) as ``subprocess.run(..., capture_output=True,
     text=True)`` runs it, but forked from one warm interpreter of the
-    session's that has imported torch (``tests/warm_start.py``): the same
+    session's that has imported torch (``tests/support/warm_start.py``): the same
     command line, folder, environment and streams, without two seconds of
     torch's import for the command (and, for a batch, for each of its
     workers). A program that must be seen as ``python -m grader`` in /proc,
@@ -187,7 +227,7 @@ def full_marks(grader) -> dict:
 
 # The project's tests grade with unseen inputs, as a teacher's grading does,
 # but always the same ones, so that a failure can be repeated.
-# tests/test_catalogue.py also grades the right catalogue with fresh ones.
+# tests/grading/test_catalogue.py also grades the right catalogue with fresh ones.
 TEST_INPUTS_SEED = 20261130
 
 

@@ -171,7 +171,7 @@ def test_generate_samples_with_multinomial(sub, ref):
     right sampler breaks with probability at most 1e-6 in all
     (grader.authoring.checking.draw_violations). A temperature of 0.7 or 1.5, top-k,
     top-p, argmax, the logits without softmax or the first position's logits
-    pass with probability below 1e-12 (tests/test_sampling_check.py)."""
+    pass with probability below 1e-12 (tests/unit/test_sampling_check.py)."""
     rows_each, new = 4000, 2
     state = sampling_state(V, N_EMBD, N_LAYER, BLOCK, sampling_logits(V, seed=142))
     idx = sampling_contexts(V, BLOCK, 2, rows_each, seed=143)

@@ -164,7 +164,7 @@ def test_generate_draws_from_the_softmax(sub, ref):
     (grader.authoring.checking.draw_violations says why): multinomial, Categorical,
     Gumbel-max or an inverse CDF all pass. A temperature of 0.7 or 1.5, top-k,
     top-p, argmax, the logits without softmax or the first position's logits
-    pass with probability below 1e-12 (tests/test_sampling_check.py computes
+    pass with probability below 1e-12 (tests/unit/test_sampling_check.py computes
     it)."""
     T = pick(113, 3, 2, 4, 5)
     rows_each, new = 4000, 1

@@ -9,7 +9,7 @@ exercise without its page fails the build like any missing page.
 link) with the points of its public and hidden checks, and the totals.
 
 Nothing is typed by hand: adding a row to the table adds it here, and a test
-holds the checks' markers to the table's points (tests/test_exercises.py).
+holds the checks' markers to the table's points (tests/unit/test_exercises.py).
 """
 from pathlib import Path
 

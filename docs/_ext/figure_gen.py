@@ -12,7 +12,7 @@ shows it with ``<picture>``, the narrow PNG in a ``<source>`` for screens up to
 NARROW_MEDIA and the wide one in the ``<img>``. On a phone's 390 px screen no
 text of a figure may be smaller than 11 CSS px: each image carries the size of
 its smallest text in image pixels (``data-min-font-px``; from the figure's
-text artists, points x dpi / 72), which tests/test_docs_phone.py multiplies by
+text artists, points x dpi / 72), which tests/docs/test_docs_phone.py multiplies by
 the displayed / natural width of the image the browser chose.
 
 Each module gives its alt text, ``alt()`` or ``ALT``: ``{"zh": ..., "en": ...}``,

@@ -15,12 +15,12 @@ the teacher's checks (``grader_output.py``'s grading script with
   ``extra_data`` in the results.json (``grader.teacher.report.class_data.check_data``), or a
   dash where the feedback only says what differs.
 
-tests/test_catalogue.py holds every catalogue file to losing points, so every
+tests/grading/test_catalogue.py holds every catalogue file to losing points, so every
 row names at least one check.
 
 ``{uncaught-table}`` lists ``tests/catalogue/uncaught/``: mistakes that no
 check catches. Each file there must score full marks with the teacher's
-checks (tests/test_mistake_table.py holds them to it, and so does the build):
+checks (tests/docs/test_mistake_table.py holds them to it, and so does the build):
 one that starts losing points belongs in wrong/.
 
 A catalogue file without its Chinese line fails the build (a warning, and the

@@ -5,7 +5,7 @@ the exercise: its name and points, what it tests (the first line of its
 docstring), the sentence of the exercise file's docstrings that promises it
 (``checks/promises.py``, quoted in each language) and the public checks that
 test the same rule in the student's own run. Nothing is typed into the page:
-a check renamed or added without its entry fails ``tests/test_promises.py``
+a check renamed or added without its entry fails ``tests/unit/test_promises.py``
 and this directive. Teacher edition only (it names the hidden checks).
 """
 import importlib.util

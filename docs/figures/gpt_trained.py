@@ -21,7 +21,7 @@ pages change, the corpus and the weights are made again by
 The build loads the weights into the solutions' GPT and computes every
 number, sample and weight shown from them; the start of the training is
 trained again at build time and must agree with the saved loss.
-tests/test_write.py checks that the weights still load and reach the losses
+tests/student/test_write.py checks that the weights still load and reach the losses
 they were saved with, and that they were trained on corpus.txt as it is.
 """
 import contextlib

@@ -138,7 +138,7 @@ def caused_by(find):
     failure. It may ask ``sub`` (the submission answers in every edition:
     ``grader.authoring.upstream`` holds the usual finders) but never ``ref``: the
     student release replays only the reference answers that right answers
-    ask for (tests/test_checks_static.py). A submission fault while it asks
+    ask for (tests/unit/test_checks_static.py). A submission fault while it asks
     (the other function raises) names no cause."""
     _causes.append(find)
     try:
@@ -268,7 +268,7 @@ def expect_close(
     every diagnosis costs more than the check itself: right answers, most of
     a class's, need none); it must not ask ``sub`` or ``ref`` anything, since
     the student release records only the reference answers that right
-    answers ask for (tests/test_checks_static.py). A hint is shown only when
+    answers ask for (tests/unit/test_checks_static.py). A hint is shown only when
     ``got`` matches one (shape, dtype and values) and matches no other with a
     different hint (``one_diagnosis``); otherwise the failure says in general
     terms what differs. Inside a ``caused_by`` block whose finder names

@@ -33,7 +33,7 @@ what it needs is a handful of draws guaranteed to include every layout,
 dtype and edge size, which a covering gives in twenty lines. And the
 students' ``grade`` environment stays lean: Hypothesis is not in it.
 
-``tests/test_domain.py`` reads every stub's docstring and fails when a
+``tests/unit/test_domain.py`` reads every stub's docstring and fails when a
 promise it makes has no entry here that covers it (``PROMISES``).
 """
 from dataclasses import dataclass, field
@@ -63,7 +63,7 @@ class Domain:
     size named in ``sizes``; ``"long:V"``-style entries are token ids below
     the size V. ``batch``: the batch dims to cover; ``sizes``: each size's
     values to cover. ``promises``: what the stub says, in the words
-    ``tests/test_domain.py`` looks for, that this entry covers."""
+    ``tests/unit/test_domain.py`` looks for, that this entry covers."""
 
     args: tuple[str, ...]
     sizes: dict = field(default_factory=dict)

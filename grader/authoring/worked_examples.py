@@ -12,7 +12,7 @@ the statements in order, in the module's namespace, with the values shown
 sent back), beside any module runs the check asks with them (``also``).
 
 A check holds its docstring's example as text (``EXAMPLE = '''...'''``):
-``tests/test_worked_examples.py`` fails when an example of a stub has no
+``tests/unit/test_worked_examples.py`` fails when an example of a stub has no
 check that holds it, or when the reference does not print what the
 docstring shows.
 """

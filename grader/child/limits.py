@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 # For the project's own tests only: ATTENTION_TIME_SCALE, a number in (0, 1]
 # (default 1), multiplies every default time limit below, so that a test
-# waits out shorter limits through the same code (tests/test_attacks.py sets
+# waits out shorter limits through the same code (tests/sandbox/test_attacks.py sets
 # it for the graders it starts). Students and teachers never set it. It is
 # read here alone, when the grading process makes its Limits (at its start):
 # a child that runs submission code gets its limits as numbers in its spec,

@@ -29,7 +29,7 @@ score when there is little own code to compare (two students who handed in
 the reference everywhere but wrote the same ``torch.bmm`` line would
 otherwise share 100 %).
 
-THRESHOLD and MIN_TOKENS come from measuring the cases tests/test_similar.py
+THRESHOLD and MIN_TOKENS come from measuring the cases tests/teacher/test_similar.py
 keeps. A whole submission copied with renamed variables, moved functions and
 new comments scores 0.95-0.98; ex6 alone copied 0.93, ex5 alone 0.87, ex4
 alone 0.39 (too short to judge on its own). The closest pair of independent

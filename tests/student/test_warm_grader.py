@@ -1,0 +1,246 @@
+"""The warm grader (grader/student/warm_server.py, its client grader/student/warm_grader.py):
+one grading process between many gradings, and nothing one grading's code does
+reaches a later one.
+
+- ``tests/across_gradings/``: pairs of ex0 files graded one after the other in
+  one warm grader. ``<kind>__first.py`` is correct and tries to leave something
+  (a file in /tmp, a planted module, an environment variable, a stopped
+  process, signals at the zygote and the grader); ``<kind>__next.py`` is the
+  stub that earns 10 only with what the first left. The first must earn 10,
+  the next 0, in the sandbox and (as root, whose children run as a user of
+  their own) without it. A grader that kept one child folder, one /tmp or one
+  environment for its gradings fails these.
+- Each grading its own secret for the checks' inputs (a grader that drew the
+  inputs once would give a later submission the inputs an earlier one saw).
+- The server does not take the caller's environment: a ``PYTHONPATH`` with a
+  fake grader, or a sitecustomize, set in a kernel changes nothing.
+- A server killed or stopped (by code it graded, say) is replaced, the
+  grading is done again in the new one and says so once.
+"""
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
+from grader.student import warm_grader
+from grader.child import child_user
+from grader.engine import sandbox as sandbox_mod
+
+ACROSS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "across_gradings")
+KINDS = sorted(name[: -len("__first.py")] for name in os.listdir(ACROSS) if name.endswith("__first.py"))
+
+SANDBOX = sandbox_mod.available()
+OWN_USER = child_user.wanted(False) and child_user.probe(child_user.interpreter_paths(), []).user is not None
+MODES = {
+    # What the server is asked for, and why a mode cannot run here.
+    "sandbox": ("require", None if SANDBOX else "no sandbox here (bubblewrap); CI installs it"),
+    "off": ("off", None if OWN_USER else "without the sandbox only root's children run as a user of their own"),
+}
+
+
+RUN = secrets.token_hex(4)  # in the names the pairs leave things under: nothing of another run is found
+
+
+def _source(name: str) -> str:
+    with open(os.path.join(ACROSS, name), encoding="utf-8") as f:
+        return f.read().replace("__RUN__", RUN)
+
+
+@pytest.fixture(scope="module", params=sorted(MODES))
+def warm(request):
+    mode, why_not = MODES[request.param]
+    if why_not:
+        if os.environ.get("ATTENTION_CI"):
+            pytest.fail(why_not)
+        pytest.skip(why_not)
+    w = warm_grader.WarmGrader(sandbox=mode)
+    yield w
+    w.close()
+
+
+def _grade(w, folder, *extra) -> tuple[dict, str, str]:
+    out = str(folder) + "-results.json"
+    code, text, said = w.grade([str(folder), "--only", "ex0_weighted_sum", "--json", out, *extra])
+    assert code == 0, text + said
+    with open(out, encoding="utf-8") as f:
+        return json.load(f), text, said
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_nothing_reaches_the_next_grading(warm, kind, tmp_path):
+    first = make_submission(tmp_path / "first", {"ex0_weighted_sum": _source(kind + "__first.py")})
+    after = make_submission(tmp_path / "next", {"ex0_weighted_sum": _source(kind + "__next.py")})
+    results, text, _ = _grade(warm, first)
+    assert points_by_exercise(results)["ex0_weighted_sum"] == 10, text
+    # Twice: what the first left may take a moment to act, or act once.
+    for _ in range(2):
+        results, text, said = _grade(warm, after)
+        assert points_by_exercise(results)["ex0_weighted_sum"] == 0, f"{kind}: the next grading used what the first left\n{text}"
+        assert "尚未完成" in text, text  # graded as the stub it is, not failed for a broken grader
+    # Nothing of either is left running under the server's zygote.
+    left = below_the_zygote(warm.pid)
+    assert not left, f"{kind}: processes left under the warm grader's zygote: {left}"
+
+
+def test_each_grading_draws_its_own_inputs(warm, tmp_path):
+    """A teacher's grading draws the checks' inputs with a fresh secret: in
+    a warm grader, each grading its own."""
+    seeds = set()
+    for n in range(3):
+        results, _, _ = _grade(warm, make_submission(tmp_path / f"s{n}"))
+        seeds.add(results["extra_data"]["inputs_seed"])
+    assert len(seeds) == 3, seeds
+
+
+def test_a_hurt_server_is_replaced_and_says_so_once(tmp_path):
+    """Killed or stopped between or during gradings (the grading's own code
+    can, where it runs as the grader's user): the next grading is right,
+    says once that a new grader took over, and the one after says nothing."""
+    w = warm_grader.WarmGrader(sandbox="require" if SANDBOX else "off")
+    try:
+        stub = make_submission(tmp_path / "stub", {"ex0_weighted_sum": _source("tmp_file__next.py")})
+        right = make_submission(tmp_path / "right")
+        for hurt in (signal.SIGKILL, signal.SIGSTOP):
+            results, _, _ = _grade(w, right)
+            old = w.pid
+            os.kill(old, hurt)
+            results, text, said = _grade(w, stub)
+            assert w.pid != old
+            assert points_by_exercise(results)["ex0_weighted_sum"] == 0, text
+            assert said.count(warm_grader.REPLACED) == 1, said
+            results, text, said = _grade(w, right)
+            assert points_by_exercise(results)["ex0_weighted_sum"] == 10, text
+            assert warm_grader.REPLACED not in said
+        assert w.starts == 3
+    finally:
+        w.close()
+
+
+def test_the_server_ends_with_its_client_and_when_idle():
+    w = warm_grader.WarmGrader(sandbox="off", idle_seconds=1)
+    w.start()
+    proc = w.proc
+    assert proc.wait(timeout=60) == 0  # idle for a second: gone, with its zygote
+    w.proc = None
+    w.start()
+    proc = w.proc
+    w.sock.close()  # as when the kernel ends: its end of the socket closes
+    assert proc.wait(timeout=60) == 0
+    w.proc = None
+
+
+def test_the_caller_s_environment_does_not_reach_the_grader(tmp_path, monkeypatch):
+    """A kernel cell that puts a fake grader, or a sitecustomize that fakes
+    results, on PYTHONPATH: the warm grader takes the project's path, and
+    the untouched stub earns 0 (``check()`` showed 10/10 when it passed the
+    kernel's PYTHONPATH on)."""
+    evil = tmp_path / "evil"
+    (evil / "grader").mkdir(parents=True)
+    fake = (
+        "import json, sys\n"
+        "out = sys.argv[sys.argv.index('--json') + 1] if '--json' in sys.argv else None\n"
+        "if out:\n"
+        "    json.dump({'score': 100, 'tests': []}, open(out, 'w'))\n"
+        "print('faked')\n"
+    )
+    (evil / "grader" / "__init__.py").write_text("")
+    (evil / "grader" / "__main__.py").write_text(fake)
+    (evil / "sitecustomize.py").write_text("import builtins\nbuiltins.ATTENTION_FAKED = True\nprint('faked')\n")
+    for key, value in {"PYTHONPATH": str(evil), "PYTHONSTARTUP": str(evil / "sitecustomize.py"), "ATTENTION_TIME_SCALE": "0.01"}.items():
+        monkeypatch.setenv(key, value)
+    env = warm_grader.project_env()
+    assert env["PYTHONPATH"] == ROOT and "PYTHONSTARTUP" not in env and "ATTENTION_TIME_SCALE" not in env
+    w = warm_grader.WarmGrader(sandbox="off")
+    try:
+        stub = make_submission(tmp_path / "stub", {"ex0_weighted_sum": _source("tmp_file__next.py")})
+        results, text, said = _grade(w, stub)
+    finally:
+        w.close()
+    assert points_by_exercise(results)["ex0_weighted_sum"] == 0, text
+    assert "faked" not in text + said
+
+
+def test_check_answers_as_the_command_line_does(tmp_path):
+    """The report and results.json of a warm grading are the command line's."""
+    folder = make_submission(tmp_path / "partial", {"ex0_weighted_sum": _source("tmp_file__next.py")})
+    w = warm_grader.WarmGrader()
+    try:
+        code, text, _ = w.grade([str(folder), "--only", "ex0_weighted_sum", "--inputs-seed", "0"])
+    finally:
+        w.close()
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(folder), "--only", "ex0_weighted_sum", "--inputs-seed", "0"],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT}, timeout=300,
+    )  # fmt: skip
+    assert (code, text) == (proc.returncode, proc.stdout)
+
+
+def test_a_bad_request_is_answered_and_the_server_goes_on(tmp_path):
+    w = warm_grader.WarmGrader(sandbox="off")
+    try:
+        code, _, said = w.grade([str(tmp_path / "missing")])
+        assert code == 2 and "no such folder" in said
+        code, _, said = w.grade([str(SOLUTIONS), "--only", "ex9"])
+        assert code == 2 and "no exercise" in said
+        code, _, said = w.grade([str(SOLUTIONS), "--bogus"])
+        assert code == 2 and "--bogus" in said
+        code, text, _ = w.grade([str(SOLUTIONS), "--only", "ex0_weighted_sum"])
+        assert code == 0 and "10 / 10" in text
+        assert w.starts == 1
+    finally:
+        w.close()
+
+
+def test_watch_grades_an_exercise_again_on_each_save(tmp_path):
+    """``grade --watch``: the report at the start, then one for each save of
+    an exercise's file (that exercise only), until Ctrl-C (exit 0)."""
+    folder = make_submission(tmp_path / "watched", {"ex0_weighted_sum": _source("tmp_file__next.py")})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "grade", folder, "--watch", "--sandbox", "off"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ROOT},
+    )  # fmt: skip
+
+    def next_report() -> str:
+        lines = []
+        while True:
+            line = proc.stdout.readline()
+            assert line, "the watcher ended:\n" + "".join(lines) + proc.stderr.read()
+            if "watching for saves" in line:
+                return "".join(lines)
+            lines.append(line)
+
+    try:
+        first = next_report()
+        assert "ex7_gpt" in first and "0 / 10" in first  # everything, the stub's ex0 included
+        with open(os.path.join(folder, "ex0_weighted_sum.py"), "w", encoding="utf-8") as f:
+            f.write(_source("tmp_file__first.py"))
+        saved = next_report()
+        assert "10 / 10" in saved and "ex1_averaging" not in saved  # that exercise alone, graded anew
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+        assert "stopped watching" in proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def test_a_server_that_cannot_start_says_why(tmp_path):
+    """A course copy whose grader cannot even be imported: the check fails
+    with the server's own traceback, not with silence."""
+    broken = tmp_path / "course"
+    (broken / "grader" / "engine").mkdir(parents=True)
+    (broken / "grader" / "__init__.py").write_text("")
+    (broken / "grader" / "engine" / "__init__.py").write_text("")
+    (broken / "grader" / "engine" / "warm_server.py").write_text("raise ImportError('the course copy is broken')\n")
+    w = warm_grader.WarmGrader(sandbox="off", project=str(broken))
+    try:
+        code, _, said = w.grade([str(SOLUTIONS)])
+    finally:
+        w.close()
+    assert code == 3 and "grading did not finish" in said and "the course copy is broken" in said, said

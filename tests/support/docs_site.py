@@ -1,0 +1,205 @@
+"""Helpers for the docs tests: where the docs are, how they are parsed and built.
+
+The builds are slow (the figures, the grader's samples: over a minute each,
+much of it on one core), so each edition is built once per session and shared
+by every test that needs it. Right after collection, conftest.py calls
+``start_builds``: the editions that the selected tests' files build start
+side by side in the background, at low priority, into the session's
+temporary folder, and fill the cores the foreground tests leave idle.
+``built_site`` waits for its edition's background build, or, when none was
+started (a test run by itself, say), builds it there and then. At the end of
+the session ``stop_builds`` kills a background build that no test waited for.
+"""
+import atexit
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from environments import environment
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+EXT = DOCS / "_ext"
+for path in (EXT, ROOT / "solutions", DOCS, ROOT):
+    if str(path) not in sys.path:
+        sys.path.append(str(path))
+
+EDITIONS = ("student", "teacher")
+# How much a background build gives way to the tests: at 15 it gets a few
+# percent of a core the tests want, and all of one they leave idle.
+BACKGROUND_NICENESS = 15
+BUILD_TIMEOUT = 1800
+
+
+@dataclass
+class _Background:
+    """A build started by ``start_builds``: its process, its site, its output."""
+
+    process: subprocess.Popen
+    out: Path
+    stdout: Path
+    stderr: Path
+
+
+_built: dict[str, Path] = {}
+_background: dict[str, _Background] = {}
+_deferred: list = []  # (items, tmp_root) for the first built_site, see defer_builds
+
+
+def sources() -> list[Path]:
+    """Every Markdown page of the site."""
+    return sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
+
+
+def _sphinx_command(srcdir: Path, outdir: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", "-j", "auto",
+            "-d", str(outdir.parent / f"doctrees-{outdir.name}"), *extra, str(srcdir), str(outdir)]
+
+
+def _env() -> dict[str, str]:
+    return environment(ROOT)
+
+
+def _edition_options(edition: str) -> list[str]:
+    return ["-t", "teacher"] if edition == "teacher" else []
+
+
+def sphinx_build(srcdir: Path, outdir: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(_sphinx_command(srcdir, outdir, *extra), cwd=ROOT, capture_output=True, text=True,
+                          timeout=BUILD_TIMEOUT, env=_env())
+
+
+def editions_needed(items) -> set[str]:
+    """The editions that the test items' files build: a file that calls
+    ``built_site`` needs the editions it names in the call (both if it names
+    none there). An edition left out is still built, in the foreground."""
+    needed = set()
+    for path in {item.path for item in items if getattr(item, "path", None) and item.path.suffix == ".py"}:
+        text = path.read_text(encoding="utf-8")
+        if "built_site(" in text:
+            needed |= {e for e in EDITIONS if f'built_site("{e}"' in text} or set(EDITIONS)
+    return needed
+
+
+def _lower_priority() -> None:
+    """In the build's new session, before sphinx starts. Where the kernel
+    groups processes by session (autogroup), a process's niceness only ranks
+    it within its session: the session's own niceness is what ranks the
+    build against the tests."""
+    os.nice(BACKGROUND_NICENESS)
+    with contextlib.suppress(OSError):
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(BACKGROUND_NICENESS))
+
+
+def start_builds(items, tmp_root: Path) -> None:
+    """Start, in the background, the builds of the editions that ``items``
+    need (see ``editions_needed``), into ``tmp_root/docs-background``. Each
+    build is a process group of its own, so that ``stop_builds`` can kill it
+    with its workers."""
+    if _background or _built:
+        return
+    folder = Path(tmp_root) / "docs-background"
+    for edition in sorted(editions_needed(items)):
+        folder.mkdir(exist_ok=True)
+        out = folder / edition
+        stdout, stderr = folder / f"{edition}.stdout", folder / f"{edition}.stderr"
+        with open(stdout, "w", encoding="utf-8") as out_file, open(stderr, "w", encoding="utf-8") as err_file:
+            process = subprocess.Popen(_sphinx_command(DOCS, out, *_edition_options(edition)), cwd=ROOT,
+                                       stdin=subprocess.DEVNULL, stdout=out_file, stderr=err_file, env=_env(),
+                                       preexec_fn=_lower_priority, start_new_session=True)
+        _background[edition] = _Background(process, out, stdout, stderr)
+    if _background:
+        atexit.register(stop_builds)  # in case the session ends without its pytest_sessionfinish
+
+
+def _kill(build: _Background) -> None:
+    """Kill the build with its workers. Only while its process is not yet
+    reaped: till then no other process can be given its group id."""
+    if build.process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(build.process.pid, signal.SIGKILL)
+        build.process.wait()
+
+
+def stop_builds() -> None:
+    """Kill the background builds that no test waited for (the session
+    stopped early, or its remaining tests did not need them)."""
+    while _background:
+        _kill(_background.popitem()[1])
+
+
+def _finish(edition: str) -> tuple[Path, subprocess.CompletedProcess]:
+    """Wait for the edition's background build. A test waits for it now, so it
+    gets back the tests' own priority (where the system lets us raise it)."""
+    build = _background.pop(edition)
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PGRP, build.process.pid, os.getpriority(os.PRIO_PROCESS, 0))
+    with contextlib.suppress(OSError), open(f"/proc/{build.process.pid}/autogroup", "w") as f:
+        f.write("0")  # the session's niceness too (see _lower_priority)
+    try:
+        build.process.wait(timeout=BUILD_TIMEOUT)
+    finally:
+        _kill(build)  # timed out or interrupted (Ctrl-C): leave no sphinx behind
+    return build.out, subprocess.CompletedProcess(build.process.args, build.process.returncode,
+                                                  build.stdout.read_text(encoding="utf-8", errors="replace"),
+                                                  build.stderr.read_text(encoding="utf-8", errors="replace"))
+
+
+def defer_builds(items, tmp_root: Path) -> None:
+    """Under pytest-xdist every process collects every test, and which one
+    gets the docs' group is known only when it runs them: there the first
+    ``built_site`` starts the builds ``items`` need."""
+    _deferred[:] = [items, tmp_root]
+
+
+def built_site(edition: str, tmp_path_factory) -> Path:
+    """The student or teacher edition, built with -W into a temporary folder
+    once per session: by its background build if ``start_builds`` started
+    one, else here and now."""
+    if _deferred:
+        start_builds(*_deferred)
+        _deferred.clear()
+    if edition not in _built:
+        if edition in _background:
+            out, proc = _finish(edition)
+        else:
+            out = tmp_path_factory.mktemp("docs") / edition
+            proc = sphinx_build(DOCS, out, *_edition_options(edition))
+        assert proc.returncode == 0, f"the {edition} docs build failed:\n{proc.stdout[-5000:]}\n{proc.stderr[-10000:]}"
+        _built[edition] = out
+    return _built[edition]
+
+
+def markdown_tokens(text: str):
+    """The page's block tokens, parsed the way MyST parses it."""
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    return create_md_parser(MdParserConfig(enable_extensions={"colon_fence"}), RendererHTML).parse(text)
+
+
+@contextlib.contextmanager
+def serve(root: Path):
+    """Serve a built site over HTTP on the loopback address: yields (root, its address)."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
