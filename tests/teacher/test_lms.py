@@ -3,7 +3,8 @@ folders and as zips) with a late policy, and the grades put back into
 their own files by ``export``, checked cell by cell.
 
 The files are shaped as the platforms write them (grader/teacher/
-downloads.py, lms_export.py and moodle_worksheet.py name the sources):
+intake/canvas.py and moodle.py, platforms/lms_export.py and
+intake/moodle_worksheet.py name the sources):
 Canvas's flat ``<name>[_LATE]_<user id>_<attachment id>_<file>``, its
 gradebook CSV with the "Points Possible" and "Manual Posting" rows;
 Moodle's ``<Full Name>_<participant id>_assignsubmission_file`` folders

@@ -19,9 +19,9 @@ from types import SimpleNamespace
 import pytest
 
 from grader.exercises import EXERCISES, IDS
-from grader.teacher.intake import downloads
+from grader.teacher.intake import canvas, downloads, moodle
 from grader.teacher.platforms import lms_export
-from grader.teacher.intake.downloads import canvas_file
+from grader.teacher.intake.canvas import canvas_file
 from grader.teacher.late.lateness import Lateness
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,7 +86,7 @@ def test_a_name_ending_in_another_students_id_takes_nothing_from_them(tmp_path):
     (d / f"victim_4242_101_7001_{EX0}").write_bytes(STUB)
     (d / "victim_4242_101_7002_hw.zip").write_bytes(zipped({EX0: STUB}))
     found, by_id = read(d, tmp_path)
-    assert found.kind == downloads.CANVAS and sorted(by_id) == ["101", "4242"]
+    assert found.kind == canvas.KIND and sorted(by_id) == ["101", "4242"]
     assert graded_ex0(by_id["4242"]) == SOLUTION and graded_ex0(by_id["101"]) == STUB and by_id["101"].name == "victim_4242"
     for sid in ("101", "4242"):  # either may be its owner: each is told
         assert "reads more than one way" in notes_text(by_id[sid].notes) and "victim_4242_101_7002_hw.zip" in notes_text(by_id[sid].notes)
@@ -260,7 +260,7 @@ def test_moodle_a_file_and_a_folder_of_one_name(tmp_path):
     li, bo = "Li Hua_2001_assignsubmission_file", "Bo Chen_2002_assignsubmission_file"
     z = class_zip(tmp_path / "class.zip", [(f"{li}/hw", b"a file"), (f"{li}/hw/{EX0}", SOLUTION), (f"{bo}/{EX0}", SOLUTION)])
     found, by_id = read(z, tmp_path)
-    assert found.kind == downloads.MOODLE and graded_ex0(by_id["2002"]) == SOLUTION and not by_id["2002"].notes
+    assert found.kind == moodle.KIND and graded_ex0(by_id["2002"]) == SOLUTION and not by_id["2002"].notes
     assert "not unpacked from the class zip" in notes_text(by_id["2001"].notes) and "hw/ex0_weighted_sum.py" in notes_text(by_id["2001"].notes)
 
 

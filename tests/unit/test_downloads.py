@@ -1,4 +1,5 @@
-"""Reading a platform's download (grader/teacher/intake/downloads.py) without
+"""Reading a platform's download (grader/teacher/intake/: downloads.py tells
+the kinds apart, canvas.py, moodle.py and class_zip.py read them) without
 grading it: names taken apart as Canvas and Moodle write them, the layout
 recognised only when it is the platform's, and a class zip unpacked as
 safely as a student's (no path outside, no link, no bomb)."""
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.teacher.intake import downloads
-from grader.teacher.intake.downloads import canvas_file, moodle_name
+from grader.teacher.intake import canvas, class_zip, downloads, moodle, submissions
+from grader.teacher.intake.canvas import canvas_file
+from grader.teacher.intake.moodle import moodle_name
 from grader.teacher.intake.submissions import notes_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +76,7 @@ def test_an_odd_file_in_a_canvas_download_is_named_and_ignored(tmp_path):
     (d / "smithjohn_1_3_ex1_averaging.py").write_bytes(SOLUTION)
     (d / "README.txt").write_text("from the teacher")
     found = downloads.read(str(d), str(tmp_path / "work"))
-    assert found.kind == downloads.CANVAS and [e.student_id for e in found.entries] == ["1"]
+    assert found.kind == canvas.KIND and [e.student_id for e in found.entries] == ["1"]
     assert any("README.txt" in w for w in found.warnings)
 
 
@@ -116,7 +118,7 @@ def test_a_class_zip_unpacks_nothing_outside_and_no_link(tmp_path):
     )
     work = tmp_path / "work"
     found = downloads.read(str(z), str(work))
-    assert found.kind == downloads.CANVAS
+    assert found.kind == canvas.KIND
     assert [e.student_id for e in found.entries] == ["1"]
     assert not (tmp_path / "escaped_3_4_ex0_weighted_sum.py").exists()
     assert not any(p.is_symlink() for p in work.rglob("*"))
@@ -130,13 +132,13 @@ def test_a_class_zip_that_is_no_zip_or_too_large(tmp_path, monkeypatch):
     found = downloads.read(str(bad), str(tmp_path / "w1"))
     assert found.entries == [] and "valid zip" in found.warnings[0]
     _zip(bad, {f"s_{i}_{i}_ex0_weighted_sum.py": b"x" for i in range(5)})
-    monkeypatch.setattr(downloads, "MAX_CLASS_ZIP_MEMBERS", 3)
+    monkeypatch.setattr(class_zip, "MAX_CLASS_ZIP_MEMBERS", 3)
     found = downloads.read(str(bad), str(tmp_path / "w2"))
     assert found.entries == [] and "too large" in found.warnings[0]
 
 
 def test_a_member_that_unpacks_larger_than_it_says_is_cut(tmp_path, monkeypatch):
-    monkeypatch.setattr(downloads.submissions, "MAX_ZIP_BYTES", 1000)
+    monkeypatch.setattr(submissions, "MAX_ZIP_BYTES", 1000)
     z = tmp_path / "class.zip"
     _zip(z, {"big_1_2_ex0_weighted_sum.py": b"#" * 5000, "small_3_4_ex0_weighted_sum.py": SOLUTION[:900]})
     found = downloads.read(str(z), str(tmp_path / "work"))
@@ -156,7 +158,7 @@ def test_moodle_zip_of_a_student_and_online_text(tmp_path):
     (d / "Bo Chen_2002_assignsubmission_onlinetext").mkdir()
     (d / "Bo Chen_2002_assignsubmission_onlinetext" / "onlinetext.html").write_text("<p>hi</p>")
     found = downloads.read(str(d), str(tmp_path / "work"))
-    assert found.kind == downloads.MOODLE
+    assert found.kind == moodle.KIND
     li, bo = found.entries
     assert (li.student_id, li.name) == ("2001", "Li Hua") and li.folder and (Path(li.folder) / "ex0_weighted_sum.py").read_bytes() == SOLUTION
     assert bo.folder is None and any("online text" in note for note in bo.notes)
@@ -184,14 +186,14 @@ def test_one_students_unreadable_files_cost_only_them(tmp_path, monkeypatch):
     d.mkdir()
     (d / "ann_1_2_ex0_weighted_sum.py").write_bytes(SOLUTION)
     (d / "bob_3_4_ex0_weighted_sum.py").write_bytes(SOLUTION)
-    real = downloads.submissions.from_folder
+    real = submissions.from_folder
 
     def fails_for_bob(root, sid, *args):
         if sid == "3":
             raise OSError("disk gone")
         return real(root, sid, *args)
 
-    monkeypatch.setattr(downloads.submissions, "from_folder", fails_for_bob)
+    monkeypatch.setattr(submissions, "from_folder", fails_for_bob)
     ann, bob = downloads.read(str(d), str(tmp_path / "work")).entries
     assert ann.folder and bob.folder is None and "could not be read" in notes_text(bob.notes) and bob.name == "bob"
 
