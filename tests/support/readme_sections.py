@@ -1,6 +1,7 @@
-"""The code blocks of one README.md section, for the tests that run them as
-written (test_course_notebooks: "Students in Jupyter"; test_nbgrader_course:
-"Teachers with nbgrader")."""
+"""The code blocks of one section of README.md or of a docs page, for the
+tests that run them as written (test_course_notebooks: README's "Students
+in Jupyter"; test_nbgrader_course: docs/teachers/nbgrader.md; test_wheel:
+docs/teachers/release.md; ...)."""
 import glob
 import os
 import re
@@ -10,18 +11,31 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-_FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+# A fence's info string may be a directive's (```{cli-help} batch): matched
+# whole, so that such a block's closing fence is never taken for an opening one.
+_FENCE = re.compile(r"^```([^`\n]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def page(name: str) -> Path:
+    """The docs page ``name`` (``"teachers/nbgrader.md"``), for ``blocks(..., page(name))``."""
+    path = ROOT / "docs" / name
+    assert path.is_file(), f"docs/{name} is not there"
+    return path
 
 
 def blocks(title: str, language: str, readme: Path = ROOT / "README.md") -> list[str]:
-    """The ``language`` code blocks of the README section whose heading ends with ``title``."""
+    """The ``language`` code blocks of the section whose heading ends with
+    ``title``, in README.md or another Markdown file (a docs page: its
+    headings are “中文 · English”, so ``title`` is the English half, or its
+    end). The section runs to the next heading of its level or above: a
+    page's ``#`` title is the whole page."""
     text = readme.read_text(encoding="utf-8")
     heading = re.search(rf"^(#+) .*{re.escape(title)}\n", text, re.MULTILINE)
-    assert heading, f"README.md has no section {title!r}"
+    assert heading, f"{readme.name} has no section {title!r}"
     level = len(heading.group(1))
     end = re.compile(rf"^#{{1,{level}}} ", re.MULTILINE).search(text, heading.end())
     body = text[heading.end() : end.start() if end else len(text)]
-    return [code for lang, code in _FENCE.findall(body) if lang == language]
+    return [code for info, code in _FENCE.findall(body) if info.strip() == language]
 
 
 def commands(block: str) -> list[list[str]]:

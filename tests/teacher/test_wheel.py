@@ -1,4 +1,4 @@
-"""The student edition's wheel (README's "The student edition as a wheel"),
+"""The student edition's wheel (docs/teachers/release.md's "The student edition as a wheel"),
 its commands run as written: ``release``, then ``pip wheel`` on the release
 (``--no-build-isolation``: the test environment has hatchling, tox.ini's
 ``[wheel] deps``, so nothing is fetched).
@@ -6,7 +6,7 @@ its commands run as written: ``release``, then ``pip wheel`` on the release
 The hub's environment it is installed into is a venv outside the course
 (``--without-pip``: made in a tenth of a second) whose site-packages holds a
 ``.pth`` naming this environment's site-packages, and nothing else: pip
-(run as that venv's ``python -m pip``, as the README says) finds torch,
+(run as that venv's ``python -m pip``, as the page says) finds torch,
 numpy, pytest and nbformat there at the pinned versions and installs the
 wheel alone, never downloading torch. The venv's own site-packages comes
 first on its path, so ``grader`` is the wheel's, never this course's (the
@@ -33,20 +33,21 @@ from pathlib import Path
 import nbformat
 import pytest
 from packaging.requirements import Requirement
-from readme_sections import ROOT, Shell, blocks, commands
+from readme_sections import ROOT, Shell, blocks, commands, page
 
 from grader.exercises import BY_ID, EXERCISES, IDS
 from grader.teacher.edition.release import find_leaks
 from grader.teacher.edition.student_wheel import NAME, wheel_file
 
-SECTION = "The student edition as a wheel, for hubs and images"
+PAGE = page("teachers/release.md")  # the commands are run from the page, as written there
+SECTION = "The student edition as a wheel"
 SOLUTIONS = ROOT / "solutions"
 PUBLIC = sum(e.public for e in EXERCISES)
 HIDDEN = sum(e.hidden for e in EXERCISES)
 
 
 class ImageShell(Shell):
-    """A README's commands in the hub's environment ``image`` (a venv):
+    """A page's commands in the hub's environment ``image`` (a venv):
     ``python`` and ``attention-grader`` are the venv's, ``NAME=value`` words
     before a command are its environment, as a shell reads them."""
 
@@ -68,15 +69,20 @@ class ImageShell(Shell):
 
 def section_commands(n: int) -> list[list[str]]:
     """The commands of the section's ``n``-th bash block."""
-    return commands(blocks(SECTION, "bash")[n])
+    return commands(blocks(SECTION, "bash", PAGE)[n])
+
+
+def release_commands() -> list[list[str]]:
+    """The page's first block: ``release``, which the wheel is built from."""
+    return commands(blocks("The student release", "bash", PAGE)[0])
 
 
 @pytest.fixture(scope="module")
 def teacher(tmp_path_factory) -> Path:
-    """A teacher's folder after the README's release and wheel commands; the wheel in dist/."""
+    """A teacher's folder after the page's release and wheel commands; the wheel in dist/."""
     here = tmp_path_factory.mktemp("teacher")
     shell = Shell(here)
-    for argv in commands(blocks("The student edition", "bash")[0]) + section_commands(0):
+    for argv in release_commands() + section_commands(0):
         shell.run(argv)
     return here
 
@@ -90,7 +96,7 @@ def wheel(teacher) -> Path:
 
 @pytest.fixture(scope="module")
 def image(teacher, wheel, tmp_path_factory) -> Path:
-    """The hub's environment, the README's install commands run in it."""
+    """The hub's environment, the page's install commands run in it."""
     venv = tmp_path_factory.mktemp("hub") / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     (site,) = venv.glob("lib/python*/site-packages")
@@ -115,12 +121,14 @@ def _solution(ex: str) -> str:
     return (SOLUTIONS / f"{ex}.py").read_text(encoding="utf-8")
 
 
-def test_the_teachers_page_says_the_commands_this_test_runs():
-    """docs/teachers/release.md's commands are the README's, which the fixtures above run as written."""
-    page = ROOT / "docs" / "teachers" / "release.md"
-    said = [argv for b in blocks("The student edition as a wheel", "bash", page) for argv in commands(b)]
-    run = commands(blocks("The student edition", "bash")[0]) + [argv for b in blocks(SECTION, "bash") for argv in commands(b)]
-    assert len(said) == 3 and [argv for argv in said if argv not in run] == []
+def test_the_tests_run_every_command_of_the_section():
+    """docs/teachers/release.md's wheel section: its three bash blocks (the
+    wheel, its installs, the installed command) and its Python block are what
+    the fixtures and tests here run, as written; the release they build from
+    is the page's first block."""
+    assert len(blocks(SECTION, "bash", PAGE)) == 3 and len(blocks(SECTION, "python", PAGE)) == 1
+    assert [argv[4:6] for argv in release_commands()] == [["release", "--out"]]
+    assert [argv[:2] for argv in section_commands(0)] == [["tox", "exec"]]
 
 
 # --- what the wheel holds ---------------------------------------------------------
@@ -204,7 +212,7 @@ def test_the_readmes_console_script_grades_a_folder(image, teacher, tmp_path, wh
 
 
 def _run_block(image: Path, folder: Path, code: str) -> str:
-    """The README's Python block run in ``folder`` by the hub's Python, the value of its last line shown as a notebook shows it (repr)."""
+    """The page's Python block run in ``folder`` by the hub's Python, the value of its last line shown as a notebook shows it (repr)."""
     tree = ast.parse(code)
     last = tree.body.pop()
     program = ast.unparse(tree) + f"\nprint(repr({ast.unparse(last)}))\n"
@@ -230,7 +238,7 @@ def test_check_in_a_kernel_grades_the_notebook_of_its_folder(image, teacher, tmp
     wheel's stubs tell the grader the ``.py`` is untouched. The notebook as
     released scores nothing."""
     ex = "ex0_weighted_sum"
-    (code,) = blocks(SECTION, "python")
+    (code,) = blocks(SECTION, "python", PAGE)
     assert f'check("{ex}")' in code
     points = BY_ID[ex].public
     stub = (teacher / "out" / "attention" / "exercises" / f"{ex}.py").read_text(encoding="utf-8")
