@@ -60,33 +60,39 @@ def main(argv=None, prog: str = "python -m grader") -> int:
 
 
 def _grade(parser, args) -> int:
-    problem = grade_options.usage_problem(args)
+    from grader.student.request import BadRequest, GradeRequest
+
+    try:
+        request = GradeRequest.from_namespace(args)
+    except BadRequest as exc:
+        return _usage_error(parser, str(exc))
+    problem = request.problem()
     if problem is not None:
         return _usage_error(parser, problem)
     if args.watch:
         from grader.student import watch
 
-        return watch.main(args)
-    from grader.student.grade_command import grade_folder
+        return watch.main(request)
     from grader.engine.grading import Grader
     from grader.engine.sandbox import SandboxUnavailable
+    from grader.student.grade_command import grade_folder
 
     try:
-        grader = Grader(sandbox=args.sandbox, inputs_seed=args.inputs_seed)
+        grader = Grader(sandbox=request.sandbox, inputs_seed=request.inputs_seed)
     except SandboxUnavailable as exc:
         return _usage_error(parser, str(exc))
     try:
-        said = grade_folder(grader, args)
+        graded = grade_folder(grader, request)
     except KeyboardInterrupt:
         print("已中断 / interrupted", file=sys.stderr)
         return 130
     finally:
         grader.close()
-    sys.stderr.write(said.stderr)
-    sys.stdout.write(said.stdout)
-    if said.code == 0 and args.exit_code and not said.passed:
+    sys.stderr.write(graded.notes)
+    sys.stdout.write(graded.report)
+    if graded.code == 0 and args.exit_code and not graded.passed:
         return 1  # graded, not all passed: as a test runner says it
-    return said.code
+    return graded.code
 
 
 def script() -> None:

@@ -21,12 +21,10 @@ one test per check with the check's points as its ``score`` and
 points. Whatever goes wrong, a result is printed (0 points, status
 "error") and the exit status is 0, so the reporter always has one to read.
 """
-import argparse
 import base64
 import json
 import os
 import sys
-import tempfile
 import traceback
 
 from grader.exercises import EXERCISES
@@ -70,20 +68,17 @@ def encoded(result: dict) -> str:
 def _grade(folder: str) -> tuple[dict | None, bool]:
     """results.json of ``grade FOLDER --public-only``, graded as the command
     line does, its report on standard error; and whether the grader failed."""
-    from grader.student.grade_command import grade_folder
     from grader.engine.grading import Grader
+    from grader.student.grade_command import grade_folder
+    from grader.student.request import GradeRequest
 
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "results.json")
-        args = argparse.Namespace(path=folder, only=None, json=out, display_name=None, inputs_seed=None, public_only=True)
-        grader = Grader()
-        try:
-            said = grade_folder(grader, args)
-        finally:
-            grader.close()
-        sys.stderr.write(said.stderr + said.stdout)
-        with open(out, encoding="utf-8") as f:
-            return json.load(f), said.code != 0
+    grader = Grader()
+    try:
+        graded = grade_folder(grader, GradeRequest(folder, public_only=True))
+    finally:
+        grader.close()
+    sys.stderr.write(graded.notes + graded.report)
+    return graded.results, graded.code != 0
 
 
 def main(argv=None) -> int:

@@ -29,17 +29,18 @@ from its notebook beside it (``from ex5_head import Head`` finds
 ``ex5_head.ipynb``'s answer cells when there is no ``ex5_head.py``), so
 that the notebooks run in the kernel as the .py files do.
 """
+import dataclasses
 import html
 import importlib.abc
 import importlib.util
 import json
 import os
 import sys
-import tempfile
 import textwrap
 
-from grader.student import warm_grader
 from grader.exercises import BY_ID, IDS
+from grader.student import warm_grader
+from grader.student.request import GradeRequest
 
 
 class Report:
@@ -61,17 +62,17 @@ class Report:
 
 def check(exercise_id: str, folder: str | None = None) -> Report:
     """Grade the saved notebook ``<exercise_id>.ipynb`` in ``folder`` (the kernel's own by default)."""
-    return _check(exercise_id, folder, [])
+    return _check(exercise_id, folder, public_only=False)
 
 
-def _check(exercise_id: str, folder: str | None, extra: list[str]) -> Report:
+def _check(exercise_id: str, folder: str | None, public_only: bool) -> Report:
     if exercise_id not in BY_ID:
         raise ValueError(f"没有这道练习：{exercise_id!r}；可选 / no such exercise; one of: {', '.join(IDS)}")
     folder = os.path.abspath(folder or os.getcwd())
     path = os.path.join(folder, BY_ID[exercise_id].notebook)
     if not os.path.exists(path):
         raise FileNotFoundError(f"找不到 / not found: {path}")
-    return _grade(folder, ["--only", exercise_id, *extra], _unsaved(path, exercise_id))
+    return _grade(GradeRequest(folder, only=exercise_id, public_only=public_only), _unsaved(path, exercise_id))
 
 
 def check_all(folder: str | None = None) -> Report:
@@ -82,7 +83,7 @@ def check_all(folder: str | None = None) -> Report:
         path = os.path.join(folder, BY_ID[ex].notebook)
         if os.path.exists(path):
             warnings += _unsaved(path, ex)
-    return _grade(folder, [], warnings)
+    return _grade(GradeRequest(folder), warnings)
 
 
 # Said by a test cell that nbgrader autograde ran in a kernel: the points
@@ -117,7 +118,7 @@ def points(exercise_id: str, hidden: bool = False, folder: str | None = None) ->
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
         print(NOT_IN_A_KERNEL)
         return 0.0
-    report = check(exercise_id, folder) if hidden else _check(exercise_id, folder, ["--public-only"])
+    report = check(exercise_id, folder) if hidden else _check(exercise_id, folder, public_only=True)
     print(repr(report))
     tests = [t for t in report.results.get("tests", []) if t["tags"][0] == exercise_id]
     earned = float(sum(t["score"] for t in tests))
@@ -150,20 +151,16 @@ def failed_checks(tests: list, warnings: tuple[str, ...] | list[str] = ()) -> st
     return "\n".join(lines)
 
 
-def _grade(folder: str, extra: list[str], warnings: list[str]) -> Report:
-    with tempfile.TemporaryDirectory(prefix="attention-check-") as tmp:
-        out = os.path.join(tmp, "results.json")
-        code, text, said = warm_grader.shared().grade([folder, "--json", out, "--display-name", os.path.basename(folder), *extra])
-        try:
-            with open(out, encoding="utf-8") as f:
-                results = json.load(f)
-        except (OSError, ValueError):
-            results = {"score": 0, "tests": []}
-            warnings = warnings + [f"评分没有完成 / grading did not finish (exit status {code}):\n{said[-2000:]}"]
-            said = ""
+def _grade(request: GradeRequest, warnings: list[str]) -> Report:
+    request = dataclasses.replace(request, display_name=os.path.basename(request.path))
+    graded = warm_grader.shared().grade(request)
+    text, said = graded.report, graded.notes
+    if not graded.results:
+        warnings = warnings + [f"评分没有完成 / grading did not finish (exit status {graded.code}):\n{said[-2000:]}"]
+        return Report({"score": 0, "tests": []}, text, warnings)
     if said.strip():
         text = said.strip() + "\n" + text  # the grader's own notes (a missing sandbox, a replaced grader)
-    return Report(results, text, warnings)
+    return Report(graded.results, text, warnings)
 
 
 def _unsaved(path: str, exercise_id: str) -> list[str]:

@@ -1,47 +1,48 @@
 """What ``python -m grader grade`` does once it has a grader: grade the
-folder, and say what the command says (the terminal's report, the notes
-for stderr, results.json, the exit status).
+folder a ``GradeRequest`` names, and say what the command says (the
+terminal's report, the notes for stderr, results.json, the exit status) as
+one ``Graded``.
 
 The command line, the warm grader (``warm_server``: ``check()`` in a
-notebook) and ``grade --watch`` all grade through here, so the three say
-the same thing about the same files.
+notebook), ``grade --watch`` and GitHub Classroom's step all grade through
+here, so they say the same thing about the same files.
 """
 import os
-from dataclasses import dataclass
+
+from grader.student.request import Graded, GradeRequest
 
 
-@dataclass
-class Said:
-    """What one grading prints and returns, as the command line would."""
-
-    code: int  # 0 graded; 3 the grader itself failed on something (the report says what)
-    stdout: str  # the report
-    stderr: str = ""  # the grader's own notes (code not fully confined here, say)
-    passed: bool = True  # every check graded passed (``grade --exit-code`` exits 1 otherwise)
-
-
-def grade_folder(grader, args) -> Said:
-    """Grade ``args.path`` as ``grade`` asks (``--only``, ``--public-only``,
-    ``--json``, ``--display-name``, ``--inputs-seed``) with ``grader``.
+def grade_folder(grader, request: GradeRequest) -> Graded:
+    """Grade ``request.path`` as ``request`` asks with ``grader``.
 
     Each grading gets its own secret for the checks' inputs unless one is
-    asked for: a grader that lives for many gradings (the warm grader) gives
-    none of them the inputs of another."""
-    from grader.student import report
+    asked for (``Grader.seed_for``, the one rule): a grader that lives for
+    many gradings (the warm grader) gives none of them the inputs of another."""
     from grader.engine.grading import unconfined_note
+    from grader.student import report
     from grader.text import visible
 
-    seed = grader.seed_for(args.inputs_seed)  # None: a fresh one for this grading, not the grader's own
+    seed = grader.seed_for(request.inputs_seed)  # None: a fresh one for this grading, not the grader's own
     # The title names the folder: a student's folder name, if the shell expanded a pattern.
     grade = grader.grade(
-        os.path.abspath(args.path),
-        only=args.only,
-        display_root=visible(args.display_name or args.path, name=True),
-        public_only=args.public_only,
+        os.path.abspath(request.path),
+        only=request.only,
+        display_root=visible(request.display_name or request.path, name=True),
+        public_only=request.public_only,
         inputs_seed=seed,
     )
     notes = unconfined_note(grade.unconfined) + "\n" if grade.unconfined and not grader.quiet else ""
-    if args.json:
-        report.write_json(grade, args.json)
+    results = report.results_json(grade)
+    if request.json_path:
+        report.write_results(request.json_path, results)
     passed = all(r.passed for r in grade.results)
-    return Said(3 if grade.errors else 0, report.terminal(grade), notes, passed)
+    return Graded(3 if grade.errors else 0, report.terminal(grade), notes, passed, results)
+
+
+def job_of(request: GradeRequest, key: object = None):
+    """The engine's ``Job`` for a request graded in a session of many (a
+    batch worker's students, each its own request): its folder, its name in
+    the reports as given, its secret (None: the grader's own, the batch's)."""
+    from grader.engine.grading import Job
+
+    return Job(request.path, request.display_name, key=key, inputs_seed=request.inputs_seed)

@@ -1,12 +1,10 @@
 """``grade``'s options, in one place: the command line adds them to its
-parser (``grader.cli``), and the warm grader reads a request's arguments with
-them (``warm_server``) without importing the command line, which would bring
-every teacher's command along and put the engine below its own front door.
+parser (``grader.cli``), and reads them into a ``GradeRequest``
+(``request.GradeRequest.from_namespace``), which is what every way of
+grading hands on; the teacher's commands take the help texts of the options
+they share.
 """
 import argparse
-import os
-
-from grader.exercises import IDS
 
 SEED_HELP = (
     "draw the checks' inputs with this number (0: as written in the checks); by default a fresh secret "
@@ -39,21 +37,3 @@ def add_to(g: argparse.ArgumentParser) -> None:
     )
     # How the report names the folder, when not as given (grader.notebook's check: the folder's own name).
     g.add_argument("--display-name", default=None, help=argparse.SUPPRESS)
-
-
-def parser(prog: str = "python -m grader grade") -> argparse.ArgumentParser:
-    """A parser of ``grade``'s arguments alone (the warm grader's requests)."""
-    p = argparse.ArgumentParser(prog=prog)
-    add_to(p)
-    return p
-
-
-def usage_problem(args) -> str | None:
-    """What is wrong with ``grade``'s arguments, or None (the command line and the warm grader ask)."""
-    if args.only and args.only not in IDS:
-        close = [ex for ex in IDS if args.only in ex]
-        hint = f"（是不是 / did you mean {close[0]}?）" if close else ""
-        return f"没有这道练习 / no exercise {args.only!r}{hint}; 可选 / choose from: {', '.join(IDS)}"
-    if not os.path.isdir(args.path):
-        return f"找不到文件夹 / no such folder: {args.path}"
-    return None

@@ -456,7 +456,3 @@ def _teacher_only(inputs_seed: int = 0, unconfined: list | None = None, results=
 def write_results(path: str, results: dict) -> None:
     """Write a results.json (``results_json``, ``ungradable_results``) atomically."""
     write_atomically(path, json.dumps(results, ensure_ascii=False, indent=2) + "\n")
-
-
-def write_json(grade, path: str) -> None:
-    write_results(path, results_json(grade))

@@ -31,6 +31,7 @@ import time
 import typing
 
 from grader.files import PROJECT
+from grader.student.request import Graded, GradeRequest
 
 IDLE_SECONDS = 15 * 60
 # A grading's longest honest time: every exercise's budget and then some.
@@ -64,8 +65,8 @@ def project_env(extra: dict | None = None, project: str = PROJECT) -> dict:
 
 
 class WarmGrader:
-    """A warm grader, started on first use; ``grade(argv)`` is ``python -m
-    grader grade ARGV`` without the start-up."""
+    """A warm grader, started on first use; ``grade(request)`` is ``python -m
+    grader grade`` without the start-up."""
 
     def __init__(self, sandbox: str = "auto", idle_seconds: float = IDLE_SECONDS, extra_env: dict | None = None, project: str = PROJECT):
         """``project``: the course folder whose grader runs (this one's by
@@ -108,37 +109,41 @@ class WarmGrader:
             theirs.close()
         self.sock, self.starts = mine, self.starts + 1
 
-    def grade(self, argv: list[str]) -> tuple[int, str, str]:
-        """(exit status, stdout, stderr) of ``python -m grader grade ARGV``."""
+    def grade(self, request: GradeRequest) -> Graded:
+        """What ``python -m grader grade`` says of ``request``, without the start-up."""
         try:
-            code, out, err = self._ask(argv)
+            graded = self._ask(request)
         except _Hurt:
             self.close()
         else:
             if self.hurt:
                 self.hurt = False
-                err = REPLACED + "\n" + err
-            return code, out, err
+                graded.notes = REPLACED + "\n" + graded.notes
+            return graded
         # Once more in a new server, and said: a grading that hurts every
         # server it meets gets no third.
         try:
-            code, out, err = self._ask(argv)
+            graded = self._ask(request)
         except _Hurt as exc:
             said = self._said()
             self.close()
-            return 3, "", f"评分没有完成 / grading did not finish: {exc}\n{said}"
+            return Graded(3, notes=f"评分没有完成 / grading did not finish: {exc}\n{said}", passed=False)
         self.hurt = False
-        return code, out, REPLACED + "\n" + err
+        graded.notes = REPLACED + "\n" + graded.notes
+        return graded
 
-    def _ask(self, argv: list[str]) -> tuple[int, str, str]:
+    def _ask(self, request: GradeRequest) -> Graded:
         self.start()
         assert self.sock is not None  # start() made one
         try:
-            self.sock.sendall(json.dumps({"argv": list(argv)}).encode() + b"\n")
+            self.sock.sendall(json.dumps({"request": request.as_json()}).encode() + b"\n")
         except OSError as exc:
             raise _Hurt(f"the grader's socket: {exc}") from None
         reply = self._reply()
-        return int(reply["code"]), str(reply["stdout"]), str(reply["stderr"])
+        try:
+            return Graded.from_json(reply.get("graded") if isinstance(reply, dict) else None)
+        except ValueError as exc:
+            raise _Hurt(f"the grader's answer was not readable: {exc}") from None
 
     def _reply(self) -> dict:
         """Wait for the server's answer, watching that it stays alive and running."""

@@ -22,12 +22,12 @@ What a grading's code could leave for the next one, and why it cannot:
   client starts it with the project's (``warm_grader.project_env``).
 
 It talks over one stream socket, the descriptor its client passed it, and
-serves nobody else: a JSON line in (``{"argv": [...]}``, ``grade``'s
-arguments; its sandbox is the one it was started with, whatever
-``--sandbox`` a request names), a JSON line out (``{"code", "stdout",
-"stderr"}``). It ends when
-its client closes the socket (the kernel or terminal ended), or after
-``--idle`` seconds without a request.
+serves nobody else: a JSON line in (``{"request": {...}}``, a
+``GradeRequest``'s fields; its sandbox is the one the server was started
+with, whatever a request names), a JSON line out (``{"graded": {...}}``, a
+``Graded``'s fields: the exit status, the report, the notes, whether all
+passed, and results.json). It ends when its client closes the socket (the
+kernel or terminal ended), or after ``--idle`` seconds without a request.
 
     python -m grader.student.warm_server FD [--sandbox auto|require|off] [--idle SECONDS]
 """
@@ -39,29 +39,34 @@ import socket
 import sys
 import traceback
 
+from grader.student.request import BadRequest, Graded, GradeRequest, refused
+
 IDLE_SECONDS = 15 * 60
 
 
-def _serve_one(grader, argv: list, started_notes: str) -> dict:
-    """One request: ``grade``'s arguments in, what the command says out."""
-    from grader.student import grade_options
+def _serve_one(grader, fields, started_notes: str) -> Graded:
+    """One request: a ``GradeRequest``'s fields in, what the command says out."""
     from grader.student.grade_command import grade_folder
 
-    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-        return {"code": 2, "stdout": "", "stderr": "bad request: argv must be a list of strings\n"}
-    parser = grade_options.parser()
     try:
-        with contextlib.redirect_stderr(io.StringIO()) as said:
-            args = parser.parse_args(argv)
-    except SystemExit:
-        return {"code": 2, "stdout": "", "stderr": said.getvalue()}
-    problem = grade_options.usage_problem(args)
-    if args.watch:
-        problem = "--watch is the command line's own"
+        request = GradeRequest.from_json(fields)
+    except BadRequest as exc:
+        return refused(str(exc))
+    problem = request.problem()
     if problem is not None:
-        return {"code": 2, "stdout": "", "stderr": f"python -m grader: 错误 / error: {problem}\n"}
-    graded = grade_folder(grader, args)
-    return {"code": graded.code, "stdout": graded.stdout, "stderr": started_notes + graded.stderr}
+        return refused(problem)
+    graded = grade_folder(grader, request)
+    graded.notes = started_notes + graded.notes
+    return graded
+
+
+def _request_fields(line: bytes):
+    """The request's fields in a line of the protocol (anything else is refused by ``GradeRequest.from_json``)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message.get("request") if isinstance(message, dict) else None
 
 
 def _lines(sock: socket.socket):
@@ -94,14 +99,14 @@ def serve(sock: socket.socket, sandbox: str = "auto", idle: float = IDLE_SECONDS
     try:
         for line in _lines(sock):
             if grader is None:
-                reply = {"code": 2, "stdout": "", "stderr": f"python -m grader: 错误 / error: {refusal}\n"}
+                graded = refused(refusal)
             else:
                 try:
-                    reply = _serve_one(grader, json.loads(line).get("argv"), notes)
+                    graded = _serve_one(grader, _request_fields(line), notes)
                     notes = ""
                 except Exception:  # noqa: BLE001 - the grader's own fault: said, and the next request is served
-                    reply = {"code": 3, "stdout": "", "stderr": traceback.format_exc()}
-            sock.sendall(json.dumps(reply).encode() + b"\n")
+                    graded = Graded(3, notes=traceback.format_exc(), passed=False)
+            sock.sendall(json.dumps({"graded": graded.as_json()}).encode() + b"\n")
     finally:
         if grader is not None:
             grader.close()

@@ -9,12 +9,12 @@ exercise's two possible files: no watcher library, and no thread), and a
 file is graded once it has stopped changing for one look, so an editor's
 save in several writes is graded once.
 """
-import argparse
+import dataclasses
 import os
 import sys
 import time
 
-from grader.exercises import BY_ID, IDS
+from grader.exercises import BY_ID
 
 LOOK_SECONDS = 0.05
 
@@ -50,26 +50,27 @@ def changed(folder: str, exercises, seen: dict, look: float = LOOK_SECONDS):
             moved = [ex for ex in exercises if now[ex] != seen[ex]]
 
 
-def main(args, out=sys.stdout) -> int:
-    from grader.student.grade_command import grade_folder
+def main(request, out=sys.stdout) -> int:
+    """Grade ``request`` (a ``GradeRequest``), then each exercise again as its file is saved."""
     from grader.engine.grading import Grader
     from grader.engine.sandbox import SandboxUnavailable
+    from grader.student.grade_command import grade_folder
 
     try:
-        grader = Grader(sandbox=args.sandbox, inputs_seed=args.inputs_seed)
+        grader = Grader(sandbox=request.sandbox, inputs_seed=request.inputs_seed)
     except SandboxUnavailable as exc:
         print(f"python -m grader: 错误 / error: {exc}", file=sys.stderr)
         return 2
-    exercises = [ex for ex in IDS if args.only in (None, ex)]
-    folder = os.path.abspath(args.path)
+    exercises = request.exercises()
+    folder = os.path.abspath(request.path)
     try:
         seen = stamps(folder, exercises)
-        _show(grade_folder(grader, args), out)
+        _show(grade_folder(grader, request), out)
         while True:
             print("等待保存… / watching for saves (Ctrl-C ends)", file=out, flush=True)
             moved, seen = changed(folder, exercises, seen)
             for ex in moved:
-                _show(grade_folder(grader, replace_only(args, ex)), out)
+                _show(grade_folder(grader, dataclasses.replace(request, only=ex)), out)
     except KeyboardInterrupt:
         print("\n不再监视 / stopped watching", file=out, flush=True)
         return 0
@@ -77,13 +78,7 @@ def main(args, out=sys.stdout) -> int:
         grader.close()
 
 
-def replace_only(args, exercise: str) -> argparse.Namespace:
-    """``args`` with ``--only exercise``."""
-    return argparse.Namespace(**{**vars(args), "only": exercise})
-
-
-def _show(said, out) -> None:
-    sys.stderr.write(said.stderr)
-    out.write(said.stdout)
+def _show(graded, out) -> None:
+    sys.stderr.write(graded.notes)
+    out.write(graded.report)
     out.flush()
-

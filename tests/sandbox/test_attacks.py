@@ -85,6 +85,7 @@ import pytest
 
 from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
 from warm_start import WarmStarter
+from grader.student.request import GradeRequest
 from grader.student import warm_grader
 from grader.child import cgroup, child_user
 from grader.child import limits as limits_mod
@@ -739,7 +740,7 @@ def _grade_loader(mode, attack, exercise, tag, attack_dir, project, port, starte
         if warm is None:
             stdout = starter.run(["grade", *args, *MODE_OPTIONS[mode]], cwd=project, env=env, timeout=600).stdout
         else:
-            stdout = warm.grade(args)[1]
+            stdout = warm.grade(GradeRequest(folder, only=exercise, json_path=json_path)).report
     finally:
         kill_and_reap(wait_for_none(tag))
     return (json.loads(_read(json_path)) if os.path.exists(json_path) else None), stdout
@@ -773,7 +774,9 @@ def _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starte
             proc = starter.run(["grade", *args, *MODE_OPTIONS[mode]], cwd=project, env=env, timeout=600, new_interpreter=looks_for_the_grader(attack))
             returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
         else:
-            returncode, stdout, stderr = warm.grade(args)  # its sandbox option is the warm grader's own
+            # Its sandbox is the warm grader's own.
+            graded = warm.grade(GradeRequest(folder, only=None if full else exercise, json_path=json_path))
+            returncode, stdout, stderr = graded.code, graded.report, graded.notes
         results = json.loads(_read(json_path)) if os.path.exists(json_path) else None
     finally:
         survivors = wait_for_none(tag)

@@ -28,6 +28,7 @@ import pytest
 
 from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
 from grader.student import warm_grader
+from grader.student.request import GradeRequest
 from grader.child import child_user
 from grader.engine import sandbox as sandbox_mod
 
@@ -63,10 +64,13 @@ def warm(request):
     w.close()
 
 
-def _grade(w, folder, *extra) -> tuple[dict, str, str]:
+def _grade(w, folder, **extra) -> tuple[dict, str, str]:
     out = str(folder) + "-results.json"
-    code, text, said = w.grade([str(folder), "--only", "ex0_weighted_sum", "--json", out, *extra])
+    graded = w.grade(GradeRequest(str(folder), only="ex0_weighted_sum", json_path=out, **extra))
+    code, text, said = graded.code, graded.report, graded.notes
     assert code == 0, text + said
+    with open(out, encoding="utf-8") as f:
+        assert graded.results == json.load(f)  # the reply carries results.json too
     with open(out, encoding="utf-8") as f:
         return json.load(f), text, said
 
@@ -170,7 +174,8 @@ def test_check_answers_as_the_command_line_does(tmp_path):
     folder = make_submission(tmp_path / "partial", {"ex0_weighted_sum": _source("tmp_file__next.py")})
     w = warm_grader.WarmGrader()
     try:
-        code, text, _ = w.grade([str(folder), "--only", "ex0_weighted_sum", "--inputs-seed", "0"])
+        graded = w.grade(GradeRequest(str(folder), only="ex0_weighted_sum", inputs_seed=0))
+        code, text = graded.code, graded.report
     finally:
         w.close()
     proc = subprocess.run(
@@ -183,14 +188,22 @@ def test_check_answers_as_the_command_line_does(tmp_path):
 def test_a_bad_request_is_answered_and_the_server_goes_on(tmp_path):
     w = warm_grader.WarmGrader(sandbox="off")
     try:
-        code, _, said = w.grade([str(tmp_path / "missing")])
-        assert code == 2 and "no such folder" in said
-        code, _, said = w.grade([str(SOLUTIONS), "--only", "ex9"])
-        assert code == 2 and "no exercise" in said
-        code, _, said = w.grade([str(SOLUTIONS), "--bogus"])
-        assert code == 2 and "--bogus" in said
-        code, text, _ = w.grade([str(SOLUTIONS), "--only", "ex0_weighted_sum"])
-        assert code == 0 and "10 / 10" in text
+        graded = w.grade(GradeRequest(str(tmp_path / "missing")))
+        assert graded.code == 2 and "no such folder" in graded.notes and graded.results == {}
+        graded = w.grade(GradeRequest(str(SOLUTIONS), only="ex9"))
+        assert graded.code == 2 and "no exercise" in graded.notes
+        # What the protocol refuses, sent as a client with its own idea of a request would send it.
+        for line, said in [
+            (b'{"request": {"path": "x", "bogus": 1}}', "unknown fields in the request: bogus"),
+            (b'{"request": {"path": "x", "inputs_seed": "7"}}', "--inputs-seed must be a whole number"),
+            (b'{"argv": ["x"]}', "a request must be a JSON object"),
+            (b"not json", "a request must be a JSON object"),
+        ]:
+            w.sock.sendall(line + b"\n")
+            reply = w._reply()["graded"]
+            assert reply["code"] == 2 and said in reply["notes"], (line, reply)
+        graded = w.grade(GradeRequest(str(SOLUTIONS), only="ex0_weighted_sum"))
+        assert graded.code == 0 and "10 / 10" in graded.report and graded.results["score"] == 10
         assert w.starts == 1
     finally:
         w.close()
@@ -234,13 +247,14 @@ def test_a_server_that_cannot_start_says_why(tmp_path):
     """A course copy whose grader cannot even be imported: the check fails
     with the server's own traceback, not with silence."""
     broken = tmp_path / "course"
-    (broken / "grader" / "engine").mkdir(parents=True)
+    (broken / "grader" / "student").mkdir(parents=True)
     (broken / "grader" / "__init__.py").write_text("")
-    (broken / "grader" / "engine" / "__init__.py").write_text("")
-    (broken / "grader" / "engine" / "warm_server.py").write_text("raise ImportError('the course copy is broken')\n")
+    (broken / "grader" / "student" / "__init__.py").write_text("")
+    (broken / "grader" / "student" / "warm_server.py").write_text("raise ImportError('the course copy is broken')\n")
     w = warm_grader.WarmGrader(sandbox="off", project=str(broken))
     try:
-        code, _, said = w.grade([str(SOLUTIONS)])
+        graded = w.grade(GradeRequest(str(SOLUTIONS)))
+        code, said = graded.code, graded.notes
     finally:
         w.close()
     assert code == 3 and "grading did not finish" in said and "the course copy is broken" in said, said

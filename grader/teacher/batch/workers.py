@@ -73,7 +73,9 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, in
     grader = None
     try:
         try:
-            from grader.engine.grading import Grader, Job
+            from grader.engine.grading import Grader
+            from grader.student.grade_command import job_of
+            from grader.student.request import GradeRequest
 
             grader = Grader(many=True, inputs_seed=inputs_seed) if sandbox is None else Grader(many=True, inputs_seed=inputs_seed, sandbox=sandbox)
         except Exception:  # noqa: BLE001 - reported, and this worker stops
@@ -85,7 +87,7 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, in
                 if task is None:
                     return
                 student_id, folder, display = task
-                yield Job(folder, display, key=student_id)
+                yield job_of(GradeRequest(folder, display_name=display), key=student_id)
 
         def send(job, grade) -> None:
             if interrupted:
