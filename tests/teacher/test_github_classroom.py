@@ -2,7 +2,7 @@
 --github-classroom``), its grading step's result as the classroom's reporter
 reads it, and ``batch`` on a folder of cloned student repositories.
 
-The README's "GitHub Classroom" blocks run as written, in order, in one
+docs/teachers/github_classroom.md's blocks run as written, in order, in one
 folder: ``tox`` and ``gh`` are stand-ins on PATH (``tox -e teacher -- ARGS``
 is ``python -m grader ARGS``, as tox.ini's teacher environment runs it;
 ``gh classroom clone student-repos`` clones made-up student repositories
@@ -21,7 +21,7 @@ import pytest
 from environments import environment
 from catalogue_marks import marked
 from conftest import ROOT, SOLUTIONS, python_m_grader
-from readme_sections import blocks
+from readme_sections import blocks, page
 
 from grader.exercises import EXERCISES as TABLE
 from grader.exercises import IDS
@@ -30,7 +30,8 @@ from grader.teacher.platforms import classroom_workflow
 from grader.teacher.late.lateness import GIT_COMMIT
 from grader.teacher.edition.packaging import tox_base_deps
 
-SECTION = "GitHub Classroom"
+PAGE = page("teachers/github_classroom.md")
+SECTION = "GitHub Classroom autograding"  # the page's title: blocks() of the whole page
 WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"
 PUBLIC = sum(e.public for e in TABLE)
 SLUG = "attention"  # the assignment's slug: gh-classroom clones into <slug>-submissions/
@@ -44,7 +45,7 @@ PYTHONPATH={root} exec {python} -m grader "$@"
 """
 
 FAKE_GH = '''#!{python}
-"""gh, as far as the README uses it."""
+"""gh, as far as the page uses it."""
 import os, re, subprocess, sys
 args = sys.argv[1:]
 if args[:3] == ["classroom", "clone", "student-repos"] and args[3] == "-a":
@@ -116,7 +117,7 @@ def _student_repo(release: Path, origin: Path, files: dict, commit_date: str | N
 
 @pytest.fixture(scope="module")
 def readme_class(tmp_path_factory):
-    """The README's blocks run in order in one folder, with four students'
+    """The page's blocks run in order in one folder, with four students'
     repositories to clone in between: what each block did."""
     if shutil.which("git") is None or shutil.which("jq") is None:
         # .ci/run installs both: there the missing tool is a failure, not a skip.
@@ -130,8 +131,8 @@ def readme_class(tmp_path_factory):
     for f in bin_dir.iterdir():
         f.chmod(0o755)
     env = _env(bin_dir, FAKE_GH_REPOS=str(origins), FAKE_GH_ACTIVITY=str(activity))
-    release_block, clone_block, times_block, batch_block = blocks(SECTION, "bash")
-    (toml,) = blocks(SECTION, "toml")
+    release_block, clone_block, times_block, batch_block = blocks(SECTION, "bash", PAGE)
+    (toml,) = blocks(SECTION, "toml", PAGE)
     (here / "course.toml").write_text(toml, encoding="utf-8")
 
     released = _bash(release_block, here, env)
@@ -394,9 +395,8 @@ def test_no_git_history_no_time(tmp_path):
     assert classroom_repos.last_commit_time(str(tmp_path / "repo")) == ""
 
 
-def test_the_teachers_page_shows_the_commands_the_readme_runs():
-    """docs/teachers/github_classroom.md's commands are the README's, which the fixture above runs as written."""
-    page = Path(ROOT) / "docs" / "teachers" / "github_classroom.md"
-    shown = re.findall(r"^```bash\n(.*?)^```$", page.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
-    assert shown and set(shown) <= set(blocks(SECTION, "bash")), shown
-    assert len(shown) == len(blocks(SECTION, "bash"))
+def test_the_fixture_runs_every_block_of_the_page():
+    """docs/teachers/github_classroom.md's bash blocks are the four the fixture above runs as written, in order, and its one toml block its course.toml."""
+    shown = re.findall(r"^```bash\n(.*?)^```$", PAGE.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+    assert shown == blocks(SECTION, "bash", PAGE) and len(shown) == 4
+    assert len(re.findall(r"^```toml$", PAGE.read_text(encoding="utf-8"), re.MULTILINE)) == 1

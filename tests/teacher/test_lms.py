@@ -495,20 +495,21 @@ def test_without_a_policy_grades_csv_is_as_before(canvas, tmp_path):
     assert "迟交" not in (tmp_path / "out" / "102" / "feedback.md").read_text(encoding="utf-8")
 
 
-# ------------------------------------------------------------- README
+# ------------------------------------------------- the page's commands
 
 
-def test_readme_canvas_and_moodle_commands(tmp_path):
-    """The README's "Teachers: Canvas and Moodle" commands, run as written,
+def test_the_pages_canvas_and_moodle_commands(tmp_path):
+    """docs/teachers/lms.md's "From the download to the import" commands, run as written,
     with its course.toml, on a Canvas and a Moodle download whose files
     hold what every real class's do: Canvas's Test Student, last in the
     gradebook, and a Moodle participant with "No submission". Each export
     ends with 0, lists them as left alone and writes the file, their rows
     as they were."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from readme_sections import Shell, blocks, commands
+    from readme_sections import Shell, blocks, commands, page
 
-    (tmp_path / "course.toml").write_text(blocks("Teachers: Canvas and Moodle", "toml")[0], encoding="utf-8")
+    section, lms = "From the download to the import", page("teachers/lms.md")
+    (tmp_path / "course.toml").write_text(blocks(section, "toml", lms)[0], encoding="utf-8")
     (tmp_path / "times.csv").write_text("student_id,submitted_at\n104,2026-12-11T10:00:00+08:00\n", encoding="utf-8")
     shutil.make_archive(str(tmp_path / "canvas-submissions"), "zip", canvas_download(tmp_path / "canvas"))
     shutil.make_archive(str(tmp_path / "moodle-submissions"), "zip", moodle_download(tmp_path / "moodle", flat=False))
@@ -516,7 +517,7 @@ def test_readme_canvas_and_moodle_commands(tmp_path):
     write_gradebook(tmp_path / "canvas-gradebook.csv", gradebook)
     write_gradebook(tmp_path / "moodle-worksheet.csv", WORKSHEET)  # Bo Chen (2004): "No submission"
     shell = Shell(tmp_path)
-    (block,) = blocks("Teachers: Canvas and Moodle", "bash")
+    (block,) = blocks(section, "bash", lms)
     argvs = commands(block)
     assert [a[4:6] for a in argvs] == [["batch", "canvas-submissions.zip"], ["export", "canvas"], ["batch", "moodle-submissions.zip"], ["export", "moodle"]]
     ran = [shell.run(argv) for argv in argvs]  # each must end with 0

@@ -31,21 +31,22 @@ from grader.teacher.platforms import prairielearn
 from grader.teacher.platforms.prairielearn_job import fit
 
 WRONG = pathlib.Path(ROOT, "tests", "catalogue", "wrong")
-IMAGE = "yourname/attention-grader"  # as README.md's command names it
+IMAGE = "yourname/attention-grader"  # as the docs page's command names it
 DOCS_PAGE = pathlib.Path(ROOT, "docs", "teachers", "prairielearn.md")
+TITLE = "PrairieLearn external grading"  # the page's title: blocks() of the whole page
 AS_ROOT = os.geteuid() == 0 or bool(os.environ.get("ATTENTION_CI"))
 
 
-# - the fragment, built by README.md's command as written ---------------------
+# - the fragment, built by the docs page's command as written ---------------
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """README's PrairieLearn commands, run as written in an empty folder
+    """docs/teachers/prairielearn.md's commands, run as written in an empty folder
     (the docker ones cannot run here: ``test_docker_commands_name_the_image``)."""
     cwd = tmp_path_factory.mktemp("pl")
     shell = Shell(cwd)
-    procs = [shell.run(argv) for argv in commands(blocks("PrairieLearn", "bash")[0])]
+    procs = [shell.run(argv) for argv in commands(blocks(TITLE, "bash", DOCS_PAGE)[0])]
     return cwd, procs[-1]
 
 
@@ -137,16 +138,17 @@ def test_refuses_a_folder_that_is_not_empty(tmp_path):
     assert os.listdir(tmp_path / "taken") == ["notes.txt"]
 
 
-def test_readme_and_docs_say_the_same_commands(built, fragment):
-    """The docs page's commands are README's; the docker commands (Docker
-    is not here) build the folder the first command wrote and push the
-    image its info.json names; the command says what to do next."""
-    readme = blocks("PrairieLearn", "bash")
+def test_the_pages_commands_are_the_ones_run(built, fragment):
+    """The docs page has two bash blocks: the fragment's command, which
+    ``built`` runs as written, and the docker commands (Docker is not here),
+    which build the folder the first command wrote and push the image its
+    info.json names; the command says what to do next."""
     from docs_site import markdown_tokens
 
+    said = blocks(TITLE, "bash", DOCS_PAGE)
     page = [t.content for t in markdown_tokens(DOCS_PAGE.read_text(encoding="utf-8")) if t.type == "fence" and t.info.strip() == "bash"]
-    assert page == readme
-    docker = commands(readme[1])
+    assert page == said and len(page) == 2
+    docker = commands(said[1])
     assert docker == [["docker", "build", "--platform", "linux/amd64", "-t", IMAGE, "prairielearn/image"], ["docker", "push", IMAGE]]
     assert (built[0] / docker[0][-1] / "Dockerfile").is_file()
     out = built[1].stdout
