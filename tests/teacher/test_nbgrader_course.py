@@ -1,8 +1,8 @@
 """The unit as an nbgrader course (``python -m grader nbgrader``), driven by
-the real nbgrader's commands as the README's "Teachers with nbgrader" gives
-them, in a fresh copy of the project: generate_assignment, release_assignment
+the real nbgrader's commands as docs/teachers/nbgrader.md gives them
+(its bash blocks, run as written), in a fresh copy of the project: generate_assignment, release_assignment
 and collect through an exchange of the test's (one student fetches and
-submits in between), the README's two made-up students copied into
+submits in between), the page's two made-up students copied into
 submitted/, autograde, generate_feedback and export; validate in a real
 kernel.
 
@@ -24,7 +24,7 @@ import pytest
 
 from conftest import python_m_grader
 from grader.exercises import BY_ID, IDS, TOTAL
-from readme_sections import Shell, blocks, commands
+from readme_sections import Shell, blocks, commands, page
 from grader.teacher.platforms import nbgrader_course
 from grader.teacher.edition.release import find_leaks
 
@@ -90,15 +90,19 @@ def reference(exercise: str) -> str:
     return (ROOT / "solutions" / BY_ID[exercise].filename).read_text(encoding="utf-8")
 
 
+PAGE = page("teachers/nbgrader.md")
+SECTION = "The unit as an nbgrader course"  # the page's title: the whole page
+
+
 def readme_block(*words: str) -> list[list[str]]:
-    """The commands of the section's one bash block that has all of ``words``."""
-    (block,) = [b for b in blocks("Teachers with nbgrader", "bash") if all(w in b for w in words)]
+    """The commands of the page's one bash block that has all of ``words``."""
+    (block,) = [b for b in blocks(SECTION, "bash", PAGE) if all(w in b for w in words)]
     return commands(block)
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory, fresh_clone):
-    """A fresh copy of the project, where the README's teacher runs its
+    """A fresh copy of the project, where the page's teacher runs its
     commands up to the release (the grader is imported from that copy, as
     tox -e teacher does), with nbgrader's exchange in a folder of the test's,
     set as a hub sets it: in the Jupyter config folder's nbgrader_config.py."""
@@ -116,7 +120,7 @@ def project(tmp_path_factory, fresh_clone):
 
 @pytest.fixture(scope="module")
 def course(project):
-    """The course folder after the README's commands up to the release."""
+    """The course folder after the page's commands up to the release."""
     return project["course"]
 
 
@@ -140,8 +144,8 @@ def fetch_and_submit(project, ex: str, code: str) -> str:
 
 @pytest.fixture(scope="module")
 def graded(project, course):
-    """The class handed in (through the exchange as the README's hub does,
-    by the README's copies, and by the test's), then the README's autograde,
+    """The class handed in (through the exchange as the page's hub does,
+    by the page's copies, and by the test's), then the page's autograde,
     feedback and export, each command's output kept."""
     shell, said = project["shell"], project["said"]
     for argv in readme_block("release_assignment", "collect"):
@@ -230,10 +234,10 @@ def test_validate_runs_the_public_checks_in_a_real_kernel(course, tmp_path):
 
 
 def test_the_readmes_commands_grade_what_reaches_submitted(project, graded):
-    """The README's blocks as written: what its exchange's collect and its
+    """The page's blocks as written: what its exchange's collect and its
     copies put in submitted/<student id>/attention/ is what autograde grades
     (the student who submitted ex0's reference through the exchange earns
-    its points, ada what the README says, bob 0), and autograde says nothing
+    its points, ada what the page says, bob 0), and autograde says nothing
     about a student who handed everything in: no "checksum has changed"
     for the test cells the release cut the hidden part from, no SQLAlchemy
     warning; only "No submitted file" for each notebook not handed in."""
@@ -243,7 +247,7 @@ def test_the_readmes_commands_grade_what_reaches_submitted(project, graded):
     assert sorted(p.name for p in collected.glob("*.ipynb")) == sorted(BY_ID[ex].notebook for ex in IDS)
     assert (collected / "timestamp.txt").is_file()
     got = grades(graded)
-    readme_says = re.search(r"grades\.csv: ada (\d+), bob (\d+)", "\n".join(blocks("Teachers with nbgrader", "bash")))
+    readme_says = re.search(r"grades\.csv: ada (\d+), bob (\d+)", "\n".join(blocks(SECTION, "bash", PAGE)))
     assert (got["ada"], got["bob"]) == (TOTAL, 0) == tuple(float(n) for n in readme_says.groups())
     assert got[student] == BY_ID["ex0_weighted_sum"].points
     for who in ("ada", "bob", student):
@@ -432,7 +436,7 @@ def test_feedback_shows_the_report_and_no_hidden_input(graded, tmp_path):
 
 
 def test_the_readme_batch_adds_a_class_beside_nbgraders_assignment(project, graded, tmp_path):
-    """The README's second block: batch --db into the gradebook nbgrader
+    """The page's last block: batch --db into the gradebook nbgrader
     autograde wrote, whose rows all stay as they were."""
     from test_batch_db import rows
 
