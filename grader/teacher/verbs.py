@@ -11,7 +11,10 @@ import importlib
 from grader.teacher.report.similar import THRESHOLD, TOP
 from grader.teacher.edition.course_notebooks import DOCS_URL
 
-# command -> the module whose run(args) carries it out
+# command -> the module whose run(args) carries it out: it makes the
+# command's options once from argparse's namespace (a frozen dataclass on
+# grader.teacher.options.CommandOptions, beside the command's work; a bad
+# value is a usage error, exit 2) and hands them to the work
 MODULES = {
     "batch": "grader.teacher.batch.command",
     "report": "grader.teacher.report.class_report",

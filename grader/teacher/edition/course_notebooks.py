@@ -28,9 +28,11 @@ import json
 import os
 import re
 import sys
+from dataclasses import dataclass
 
 from grader.exercises import BY_ID, IDS
 from grader.files import PROJECT, write_atomically
+from grader.teacher.options import CommandOptions, OptionError
 
 NOTEBOOKS = "notebooks"
 # The sections of a docs page the notebook quotes, by their headings.
@@ -179,8 +181,30 @@ def stale(project: str = PROJECT) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class NotebooksOptions(CommandOptions):
+    """What ``python -m grader notebooks`` is asked to do."""
+
+    check: bool = False  # only check that notebooks/ is up to date
+
+    def __post_init__(self) -> None:
+        self._check_flags("check")
+
+
 def run(args) -> int:
-    if args.check:
+    """``python -m grader notebooks``: argparse's namespace made a ``NotebooksOptions`` once, and the notebooks written or checked."""
+    try:
+        options = NotebooksOptions.from_namespace(args)
+    except OptionError as exc:
+        print(f"python -m grader notebooks: 错误 / error: {exc}", file=sys.stderr)
+        return 2
+    return write_or_check(options)
+
+
+def write_or_check(options: NotebooksOptions) -> int:
+    """Write notebooks/ from the course, or (``options.check``) only say
+    which are out of date; the exit code (1: some are)."""
+    if options.check:
         found = stale()
         if found:
             print("这些笔记本过时了，请运行 python -m grader notebooks / out of date, run python -m grader notebooks:", *found, sep="\n  ", file=sys.stderr)

@@ -29,33 +29,60 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import dataclass
 
 from grader.exercises import EXERCISES, IDS
 from grader.files import PROJECT, current_umask
 from grader.authoring.regions import solution_regions
 from grader.teacher.edition import course_notebooks, packaging
 from grader.teacher.edition.student_readme import student_readme
+from grader.teacher.options import CommandOptions, OptionError, web_address
+
+
+@dataclass(frozen=True)
+class ReleaseOptions(CommandOptions):
+    """What ``python -m grader release`` is asked to do."""
+
+    out: str  # the folder to create; out.zip is written beside it
+    docs_url: str | None = None  # the course site's full address; None: the pages named without a link
+    github_classroom: bool = False  # add GitHub Classroom's autograding workflow
+
+    def __post_init__(self) -> None:
+        self._check_paths("out")
+        self._check_flags("github_classroom")
+        if self.docs_url is not None and not web_address(self.docs_url):
+            # A relative address would point into a docs/ the release does not hold.
+            raise OptionError(
+                f"--docs-url 要写课程网站的完整网址（https://...），而不是 {self.docs_url!r}\n"
+                f"  --docs-url takes the course site's full address (https://...), not {self.docs_url!r}: the release holds no docs/"
+            )
+
+
+def _error(zh_en: str) -> None:
+    print(f"python -m grader release: 错误 / error:\n  {zh_en}", file=sys.stderr)
 
 
 def run(args) -> int:
-    out = os.path.abspath(args.out)
-    docs_url = args.docs_url
-    if docs_url is not None and not docs_url.startswith(("https://", "http://")):
-        # A relative address would point into a docs/ the release does not hold.
-        print(
-            f"python -m grader release: 错误 / error:\n  --docs-url 要写课程网站的完整网址（https://...），而不是 {docs_url!r}\n"
-            f"  --docs-url takes the course site's full address (https://...), not {docs_url!r}: the release holds no docs/",
-            file=sys.stderr,
-        )
-        return 2
+    """``python -m grader release``: argparse's namespace made a ``ReleaseOptions`` once, and the release built."""
     try:
-        files = build(out, docs_url=docs_url, github_classroom=args.github_classroom)
+        options = ReleaseOptions.from_namespace(args)
+    except OptionError as exc:
+        _error(str(exc))
+        return 2
+    return make_release(options)
+
+
+def make_release(options: ReleaseOptions) -> int:
+    """Build the student edition in ``options.out`` and its zip; the exit code."""
+    out = os.path.abspath(options.out)
+    try:
+        files = build(out, docs_url=options.docs_url, github_classroom=options.github_classroom)
     except packaging.BuildError as exc:
-        print(f"python -m grader release: 错误 / error:\n  {exc.zh}\n  {exc.en}", file=sys.stderr)
+        _error(f"{exc.zh}\n  {exc.en}")
         return exc.code
     print(f"学生版 / student edition: {out} ({files} files)")
     print(f"压缩包 / zip:             {out}.zip")
-    if args.github_classroom:
+    if options.github_classroom:
         from grader.teacher.platforms.classroom_workflow import WORKFLOW
 
         print(f"GitHub Classroom:         {os.path.join(out, WORKFLOW)}")

@@ -22,10 +22,12 @@ import os
 import shutil
 import sys
 import traceback
+from dataclasses import dataclass
 
 from grader import __version__
 from grader.exercises import EXERCISES
 from grader.files import PROJECT
+from grader.teacher.options import CommandOptions, OptionError
 
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 MAX_DEPTH = 3  # how deep in the submission exercise files are looked for
@@ -143,11 +145,35 @@ main "$@"; exit 0
 
 # - building the bundle -
 
+@dataclass(frozen=True)
+class GradescopeOptions(CommandOptions):
+    """What ``python -m grader gradescope`` is asked to do."""
+
+    out: str = "autograder.zip"  # the zip to write
+
+    def __post_init__(self) -> None:
+        self._check_paths("out")
+
+
+def _usage(message: str) -> int:
+    print(f"python -m grader gradescope: 错误 / error: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args) -> int:
-    out = os.path.abspath(args.out)
+    """``python -m grader gradescope``: argparse's namespace made a ``GradescopeOptions`` once, and the bundle built."""
+    try:
+        options = GradescopeOptions.from_namespace(args)
+    except OptionError as exc:
+        return _usage(str(exc))
+    return make_bundle(options)
+
+
+def make_bundle(options: GradescopeOptions) -> int:
+    """Build the autograder bundle at ``options.out``; the exit code."""
+    out = os.path.abspath(options.out)
     if os.path.isdir(out):
-        print(f"python -m grader gradescope: 错误 / error: {out} 是文件夹 / is a folder: --out names the zip to write", file=sys.stderr)
-        return 2
+        return _usage(f"{out} 是文件夹 / is a folder: --out names the zip to write")
     from grader.teacher.edition.packaging import BuildError
 
     try:

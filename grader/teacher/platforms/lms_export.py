@@ -42,6 +42,7 @@ from grader.teacher.report import class_data
 from grader.teacher.batch.grades_csv import text_cell
 from grader.teacher.intake.moodle_worksheet import Worksheet
 from grader.teacher.intake.platform_csv import PlatformFileError
+from grader.teacher.options import CommandOptions, OptionError
 from grader.text import visible
 
 POINTS = {e.id: e.points for e in EXERCISES}
@@ -55,6 +56,32 @@ def _err(*parts) -> None:
 def _usage(message: str) -> int:
     _err(f"python -m grader export: 错误 / error: {message}")
     return 2
+
+
+PLATFORMS = ("canvas", "moodle")
+
+
+@dataclass(frozen=True)
+class ExportOptions(CommandOptions):
+    """What ``python -m grader export`` is asked to do."""
+
+    platform: str  # one of PLATFORMS
+    out: str  # the folder `batch --out` wrote (with grades.csv)
+    to: str  # the file to write, for the platform's import
+    gradebook: str | None = None  # canvas: the gradebook CSV exported from Canvas
+    column: str | None = None  # canvas: the assignment's column, "<assignment> (<id>)" or its title alone
+    worksheet: str | None = None  # moodle: the grading worksheet
+    allow_unmatched: bool = False  # write the file even when some students could not be matched
+
+    def __post_init__(self) -> None:
+        self._check_choice("platform", PLATFORMS)
+        if self.platform == "canvas" and not (self.gradebook and self.column):
+            raise OptionError("canvas 需要 --gradebook 和 --column / canvas needs --gradebook and --column")
+        if self.platform == "moodle" and not self.worksheet:
+            raise OptionError("moodle 需要 --worksheet / moodle needs --worksheet")
+        self._check_paths("out", "to", "gradebook", "worksheet")
+        self._check_texts("column")
+        self._check_flags("allow_unmatched")
 
 
 def name_key(name: str) -> str:
@@ -176,21 +203,20 @@ def _report(m: Matching, written: int, to: str, allow: bool, data=None, misread:
     return 0
 
 
-def _canvas(args, data) -> int:
-    if not args.gradebook or not args.column:
-        return _usage("canvas 需要 --gradebook 和 --column / canvas needs --gradebook and --column")
-    table = platform_csv.read(args.gradebook, "Canvas 成绩册 / Canvas gradebook export")
+def _canvas(options: ExportOptions, data) -> int:
+    assert options.gradebook and options.column  # ExportOptions holds canvas to both
+    table = platform_csv.read(options.gradebook, "Canvas 成绩册 / Canvas gradebook export")
     header = [c.strip().lstrip("\ufeff") for c in table.header]
     if not header or ("Student" not in header[0] and header[:2] != ["LastName", "FirstName"]) or "ID" not in header:
-        raise PlatformFileError(f"{args.gradebook}: 第一行不是 Canvas 成绩册的表头（Student, ID, …） / the first row is not a Canvas gradebook's header (Student, ID, …)")
-    col = table.column(args.column)
+        raise PlatformFileError(f"{options.gradebook}: 第一行不是 Canvas 成绩册的表头（Student, ID, …） / the first row is not a Canvas gradebook's header (Student, ID, …)")
+    col = table.column(options.column)
     if col is None:
         # The title alone, when one column has it: "Attention" for "Attention (777)".
-        titled = [i for i, h in enumerate(header) if re.fullmatch(rf"{re.escape(args.column.strip())} \(\d+\)", h)]
+        titled = [i for i, h in enumerate(header) if re.fullmatch(rf"{re.escape(options.column.strip())} \(\d+\)", h)]
         col = titled[0] if len(titled) == 1 else None
     if col is None:
         shown = ", ".join(h for h in header if re.search(r"\(\d+\)$", h))
-        return _usage(f"成绩册里没有这一列 / no column {args.column!r} in {args.gradebook} (its assignments: {shown})")
+        return _usage(f"成绩册里没有这一列 / no column {options.column!r} in {options.gradebook} (its assignments: {shown})")
     cols = {key: table.column(key) for key in ("ID", "SIS Login ID", "SIS User ID")}
     first_last = header[:2] == ["LastName", "FirstName"]
     possible, rows = _points_possible(table, col, cols), {}
@@ -211,10 +237,10 @@ def _canvas(args, data) -> int:
         row = table.rows[i]
         row.extend([""] * (col + 1 - len(row)))
         row[col] = _grade_text(by_id[sid].total * scale, table.delimiter == ";")
-    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data, misread, left_alone)
+    code = _report(m, len(m.rows), options.to, options.allow_unmatched, data, misread, left_alone)
     if code == 0:
         table.rows = [r for i, r in enumerate(table.rows) if i not in misread]
-        table.write(args.to)
+        table.write(options.to)
     return code
 
 
@@ -281,10 +307,9 @@ def _misread_as_points_possible(table, rows: dict, m: Matching) -> dict[int, str
     return misread
 
 
-def _moodle(args, data) -> int:
-    if not args.worksheet:
-        return _usage("moodle 需要 --worksheet / moodle needs --worksheet")
-    sheet = Worksheet(args.worksheet)
+def _moodle(options: ExportOptions, data) -> int:
+    assert options.worksheet  # ExportOptions holds moodle to it
+    sheet = Worksheet(options.worksheet)
     table = sheet.table
     name_col, email_col = table.column("Full name"), table.column("Email address")
     rows = {}
@@ -311,18 +336,30 @@ def _moodle(args, data) -> int:
             row[sheet.comments] = comment(s, data)
     for most in sorted(x for x in scaled if x is not None):
         print(f"按 Moodle 的满分换算 / scaled to Moodle's maximum grade: {FULL_MARKS:g} → {most:g}", flush=True)
-    code = _report(m, len(m.rows), args.to, args.allow_unmatched, data, left_alone=left_alone)
+    code = _report(m, len(m.rows), options.to, options.allow_unmatched, data, left_alone=left_alone)
     if code == 0:
-        table.write(args.to)
+        table.write(options.to)
     return code
 
 
 def run(args) -> int:
+    """``python -m grader export``: argparse's namespace made an ``ExportOptions`` once, and the file written."""
     try:
-        data = class_data.read(args.out)
+        options = ExportOptions.from_namespace(args)
+    except OptionError as exc:
+        return _usage(str(exc))
+    return export(options)
+
+
+def export(options: ExportOptions) -> int:
+    """Fill the platform's file from the batch in ``options.out`` and write
+    it to ``options.to``; the exit code (1: students left unmatched, nothing
+    written; 2: a usage error)."""
+    try:
+        data = class_data.read(options.out)
     except class_data.NotBatchOutput:
-        return _usage(f"{args.out} 不是批量评分的输出文件夹（没有 grades.csv） / is not the output of `python -m grader batch` (no grades.csv)")
+        return _usage(f"{options.out} 不是批量评分的输出文件夹（没有 grades.csv） / is not the output of `python -m grader batch` (no grades.csv)")
     try:
-        return _canvas(args, data) if args.platform == "canvas" else _moodle(args, data)
+        return _canvas(options, data) if options.platform == "canvas" else _moodle(options, data)
     except PlatformFileError as exc:
         return _usage(str(exc))

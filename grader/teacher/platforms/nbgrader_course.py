@@ -33,12 +33,14 @@ documentation / Metadata" page and its preprocessors' code
 import json
 import os
 import sys
+from dataclasses import dataclass
 
 from grader.exercises import BY_ID, IDS
 from grader.files import PROJECT, write_atomically
 from grader.authoring.regions import BEGIN, END
 from grader.teacher.edition import course_notebooks
 from grader.teacher.platforms.nbgrader_cells import answer_metadata, test_metadata
+from grader.teacher.options import CommandOptions, OptionError
 
 SOURCE = "source"
 CONFIG = "nbgrader_config.py"
@@ -211,12 +213,40 @@ def write_course(out: str, assignment: str = "attention", project: str = PROJECT
     return written
 
 
+@dataclass(frozen=True)
+class NbgraderOptions(CommandOptions):
+    """What ``python -m grader nbgrader`` is asked to do."""
+
+    out: str  # the course folder to write (nbgrader's CourseDirectory.root)
+    assignment: str = "attention"  # the assignment's name: source/<assignment>/
+    docs_url: str = course_notebooks.DOCS_URL  # the course site, for the notebooks' links (course_notebooks.page_link)
+
+    def __post_init__(self) -> None:
+        self._check_paths("out")
+        self._check_names("assignment")
+        self._check_texts("docs_url")
+
+
+def _usage(message: str) -> int:
+    print(f"python -m grader nbgrader: 错误 / error: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args) -> int:
+    """``python -m grader nbgrader``: argparse's namespace made a ``NbgraderOptions`` once, and the course folder written."""
     try:
-        written = write_course(args.out, args.assignment, docs_url=args.docs_url)
+        options = NbgraderOptions.from_namespace(args)
+    except OptionError as exc:
+        return _usage(str(exc))
+    return write_folder(options)
+
+
+def write_folder(options: NbgraderOptions) -> int:
+    """Write the course folder ``options.out`` and list what was written; the exit code."""
+    try:
+        written = write_course(options.out, options.assignment, docs_url=options.docs_url)
     except OSError as exc:
-        print(f"python -m grader nbgrader: 错误 / error: 无法写入 / cannot write {args.out}: {exc}", file=sys.stderr)
-        return 2
+        return _usage(f"无法写入 / cannot write {options.out}: {exc}")
     for rel in written:
-        print(os.path.join(args.out, rel))
+        print(os.path.join(options.out, rel))
     return 0

@@ -36,10 +36,12 @@ import os
 import shutil
 import sys
 import uuid
+from dataclasses import dataclass
 
 from grader import __version__
 from grader.exercises import EXERCISES, IDS
 from grader.files import PROJECT
+from grader.teacher.options import CommandOptions, OptionError, web_address
 
 COURSE = "attention"  # the folder in questions/ and in serverFilesCourse/
 DEFAULT_IMAGE = "attention-grader"
@@ -151,25 +153,46 @@ main "$@"; exit 0
 """
 
 
+@dataclass(frozen=True)
+class PrairieLearnOptions(CommandOptions):
+    """What ``python -m grader prairielearn`` is asked to do."""
+
+    out: str  # the folder to write, new or empty
+    image: str = DEFAULT_IMAGE  # the grading image's name in info.json
+    docs_url: str | None = None  # the course site's full address, for each question's link; None: no link
+
+    def __post_init__(self) -> None:
+        self._check_paths("out")
+        self._check_names("image")
+        if self.docs_url is not None and not web_address(self.docs_url):
+            raise OptionError(
+                f"--docs-url 要写课程网站的完整网址（https://...） / takes the course site's full address (https://...), not {self.docs_url!r}"
+            )
+
+
+def _usage(message: str) -> int:
+    print(f"python -m grader prairielearn: 错误 / error: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args) -> int:
+    """``python -m grader prairielearn``: argparse's namespace made a ``PrairieLearnOptions`` once, and the questions written."""
+    try:
+        options = PrairieLearnOptions.from_namespace(args)
+    except OptionError as exc:
+        return _usage(str(exc))
+    return write_questions(options)
+
+
+def write_questions(options: PrairieLearnOptions) -> int:
+    """Write the course fragment to ``options.out``; the exit code."""
     from grader.teacher.edition.packaging import BuildError
 
-    out = os.path.abspath(args.out)
+    out = os.path.abspath(options.out)
     if os.path.exists(out) and not (os.path.isdir(out) and not os.listdir(out)):
-        print(
-            f"python -m grader prairielearn: 错误 / error: {out} 已存在且不是空文件夹 / exists and is not an empty folder",
-            file=sys.stderr,
-        )
-        return 2
-    if args.docs_url is not None and not args.docs_url.startswith(("https://", "http://")):
-        print(
-            f"python -m grader prairielearn: 错误 / error: --docs-url 要写课程网站的完整网址（https://...） / "
-            f"takes the course site's full address (https://...), not {args.docs_url!r}",
-            file=sys.stderr,
-        )
-        return 2
+        return _usage(f"{out} 已存在且不是空文件夹 / exists and is not an empty folder")
     try:
-        build(out, image=args.image, docs_url=args.docs_url)
+        build(out, image=options.image, docs_url=options.docs_url)
     except BuildError as exc:
         print(f"python -m grader prairielearn: 错误 / error:\n  {exc.zh}\n  {exc.en}", file=sys.stderr)
         return exc.code
@@ -177,8 +200,8 @@ def run(args) -> int:
     print(f"  questions/{COURSE}/<id>/  serverFilesCourse/{COURSE}/  image/Dockerfile")
     print("把 questions/ 和 serverFilesCourse/ 复制进课程仓库；构建并推送镜像：")
     print("Copy questions/ and serverFilesCourse/ into the course repository; build and push the image:")
-    print(f"  docker build --platform linux/amd64 -t {args.image} {os.path.join(args.out, 'image')}")
-    print(f"  docker push {args.image}")
+    print(f"  docker build --platform linux/amd64 -t {options.image} {os.path.join(options.out, 'image')}")
+    print(f"  docker push {options.image}")
     print("每道题的分值 / points per question (the assessment's total is then the grader's):")
     for e in EXERCISES:
         print(f"  {COURSE}/{e.id}: {e.points}")

@@ -12,8 +12,9 @@ be named ``<script>``): it is escaped for HTML, or for Markdown, where it is
 written, never before (``grader.student.markup``, which also shows control
 characters in it as escapes).
 
-``python -m grader report OUT`` (``run``) rebuilds the report without
-regrading; ``write`` is what a batch calls when it has finished.
+``python -m grader report OUT`` (``run``: its options, a ``ReportOptions``,
+to ``rebuild``) rebuilds the report without regrading; ``write`` is what a
+batch calls when it has finished.
 """
 import base64
 import json
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from grader.exercises import BY_ID
 from grader.files import write_atomically
 from grader.student.markup import html_text, markdown_text
+from grader.teacher.options import CommandOptions, OptionError
 from grader.teacher.report import class_data
 
 HTML_NAME, MD_NAME = "report.html", "report.md"
@@ -506,16 +508,35 @@ def write(out_dir: str) -> tuple[str, str]:
     return html_path, md_path
 
 
+@dataclass(frozen=True)
+class ReportOptions(CommandOptions):
+    """What ``python -m grader report`` is asked to do."""
+
+    out: str  # the folder `batch --out` wrote (with grades.csv)
+
+    def __post_init__(self) -> None:
+        self._check_paths("out")
+
+
+def _usage(message: str) -> int:
+    print(f"python -m grader report: 错误 / error: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args) -> int:
-    """``python -m grader report OUT``"""
+    """``python -m grader report OUT``: argparse's namespace made a ``ReportOptions`` once, and the report rebuilt."""
     try:
-        html_path, md_path = write(args.out)
+        options = ReportOptions.from_namespace(args)
+    except OptionError as exc:
+        return _usage(str(exc))
+    return rebuild(options)
+
+
+def rebuild(options: ReportOptions) -> int:
+    """Rebuild the report in ``options.out``; the exit code (2: not a batch's output)."""
+    try:
+        html_path, md_path = write(options.out)
     except class_data.NotBatchOutput:
-        print(
-            f"python -m grader report: 错误 / error: {args.out} 不是批量评分的输出文件夹（没有 grades.csv） / "
-            f"is not the output of `python -m grader batch` (no grades.csv)",
-            file=sys.stderr,
-        )
-        return 2
+        return _usage(f"{options.out} 不是批量评分的输出文件夹（没有 grades.csv） / is not the output of `python -m grader batch` (no grades.csv)")
     print(f"班级报告 / class report: {html_path}, {md_path}")
     return 0

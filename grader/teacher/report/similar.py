@@ -47,12 +47,14 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 
 from grader.handin import submission
 from grader.exercises import IDS
 from grader.files import PROJECT, write_atomically
 from grader.student.markup import html_text, markdown_text
 from grader.teacher.intake import downloads, submissions
+from grader.teacher.options import CommandOptions, OptionError
 
 GIVEN = ("exercises", "solutions")  # folders of code the course gave: boilerplate
 JSON_NAME, HTML_NAME = "similar.json", "similar.html"
@@ -320,34 +322,57 @@ def _usage(message: str) -> int:
     return 2
 
 
+@dataclass(frozen=True)
+class SimilarOptions(CommandOptions):
+    """What ``python -m grader similar`` is asked to do."""
+
+    dir: str  # the class, as for batch: a folder or zip, one submission per student
+    out: str  # where similar.json and similar.html go (not inside dir)
+    threshold: float = THRESHOLD  # pairs scoring at least this are shown, 0..1
+    top: int = TOP  # at most this many pairs are shown
+    assignment: str = "attention"  # in nbgrader's layout DIR/<id>/<assignment>/, the folder read
+
+    def __post_init__(self) -> None:
+        self._check_paths("dir", "out")
+        self._check_fraction("threshold")
+        self._check_whole_number("top", least=1)
+        self._check_names("assignment")
+
+
 def run(args) -> int:
-    """The command line's ``similar`` verb."""
-    if not os.path.isdir(args.dir) and not (os.path.isfile(args.dir) and args.dir.lower().endswith(".zip")):
-        return _usage(f"找不到文件夹或 zip / no such folder or zip: {args.dir}")
-    if not 0 <= args.threshold <= 1:
-        return _usage(f"--threshold 应在 0 到 1 之间 / --threshold must be between 0 and 1 (got {args.threshold:g})")
-    if args.top < 1:
-        return _usage(f"--top 至少为 1 / --top must be at least 1 (got {args.top})")
-    out = os.path.abspath(args.out)
-    real_out, real_dir = os.path.realpath(out), os.path.realpath(args.dir)
+    """The command line's ``similar``: argparse's namespace made a ``SimilarOptions`` once, and compared."""
+    try:
+        options = SimilarOptions.from_namespace(args)
+    except OptionError as exc:
+        return _usage(str(exc))
+    return find_similar(options)
+
+
+def find_similar(options: SimilarOptions) -> int:
+    """Compare the class in ``options.dir`` into ``options.out``; the exit
+    code (2: a usage error, nothing written; 130: interrupted)."""
+    if not os.path.isdir(options.dir) and not (os.path.isfile(options.dir) and options.dir.lower().endswith(".zip")):
+        return _usage(f"找不到文件夹或 zip / no such folder or zip: {options.dir}")
+    out = os.path.abspath(options.out)
+    real_out, real_dir = os.path.realpath(out), os.path.realpath(options.dir)
     if real_out == real_dir or real_out.startswith(real_dir.rstrip(os.sep) + os.sep):
         return _usage("--out 不能在 DIR 之内 / --out must not be inside DIR")
     try:
         os.makedirs(out, exist_ok=True)
         work = tempfile.mkdtemp(prefix=WORK_PREFIX, dir=out)
     except OSError as exc:
-        return _usage(f"无法写入 / cannot write to {args.out}: {exc.strerror}")
+        return _usage(f"无法写入 / cannot write to {options.out}: {exc.strerror}")
     start = time.monotonic()
     try:
-        found = downloads.read(args.dir, work, args.assignment, exclude=(out,))
+        found = downloads.read(options.dir, work, options.assignment, exclude=(out,))
         entries, warnings = found.entries, found.warnings
         for w in warnings:
             print(w, file=sys.stderr)
         if not entries:
-            print(f"没有找到提交 / no submissions found in {args.dir}", file=sys.stderr)
-        data = write(entries, out, args.threshold, args.top)
+            print(f"没有找到提交 / no submissions found in {options.dir}", file=sys.stderr)
+        data = write(entries, out, options.threshold, options.top)
     except OSError as exc:
-        return _usage(f"无法写入 / cannot write to {args.out}: {exc.strerror or exc}")
+        return _usage(f"无法写入 / cannot write to {options.out}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         print("已中断 / interrupted", file=sys.stderr)
         return 130
@@ -356,8 +381,8 @@ def run(args) -> int:
     shown = len(data["pairs"])
     more = f", 显示前 / showing the top {shown}" if shown < data["pairs_over_threshold"] else ""
     print(
-        f"相似 / similar: {data['pairs_over_threshold']} 对 / pairs ≥ {args.threshold:g}{more} "
-        f"({data['students']} 名学生 / students, {time.monotonic() - start:.1f} s) → {os.path.join(args.out, HTML_NAME)}",
+        f"相似 / similar: {data['pairs_over_threshold']} 对 / pairs ≥ {options.threshold:g}{more} "
+        f"({data['students']} 名学生 / students, {time.monotonic() - start:.1f} s) → {os.path.join(options.out, HTML_NAME)}",
         flush=True,
     )
     return 0
