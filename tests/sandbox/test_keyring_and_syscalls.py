@@ -27,6 +27,7 @@ fork, threads and subprocesses still work under the filter.
 import ctypes
 import errno
 import json
+import multiprocessing
 import os
 import secrets
 import subprocess
@@ -199,27 +200,37 @@ def _arg(a):
 
 
 def _in_confined_child(probe) -> dict:
-    """Fork, confine the child as a worker does, run ``probe`` there and
-    return what it returned (a JSON-able dict)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(read_end)
-            missing = confine.confine()
-            result = {"missing": missing, **probe()}
-            os.write(write_end, json.dumps(result).encode())
-        except BaseException as exc:  # noqa: BLE001 - report it to the test
-            os.write(write_end, json.dumps({"error": repr(exc)}).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    result = json.loads(data)
+    """Run ``probe`` in a new process confined as a worker is, and return
+    what it returned (a JSON-able dict). The process is spawned, not forked
+    from this one: the test session has other threads (the attack
+    catalogue's gradings in the background, torch's pool), and a fork taken
+    while one of them holds a lock hangs in the child for good."""
+    ctx = multiprocessing.get_context("spawn")
+    read_end, write_end = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_confined, args=(probe, write_end))
+    child.start()
+    write_end.close()
+    try:
+        result = read_end.recv() if read_end.poll(300) else {"error": "no answer in 300 s"}
+    except EOFError:
+        result = {"error": f"the child ended without answering (exit status {child.exitcode})"}
+    child.join(10)
+    if child.is_alive():
+        child.kill()
+        child.join()
     assert "error" not in result, result["error"]
     return result
+
+
+def _confined(probe, conn) -> None:
+    """The spawned child: confine itself, run ``probe``, send back what it found."""
+    try:
+        missing = confine.confine()
+        result = {"missing": missing, **probe()}
+    except BaseException as exc:  # noqa: BLE001 - report it to the test
+        result = {"error": repr(exc)}
+    conn.send(json.loads(json.dumps(result)))  # as JSON would carry it: tuples become lists
+    conn.close()
 
 
 def _probe_refused() -> dict:

@@ -551,11 +551,11 @@ def test_similar_section_when_its_module_can_write_it(small_class, monkeypatch):
     fake.html_section = lambda data: f"<h2>相似 / Similar</h2><p>{len(data['pairs'])} pair</p>"
     fake.markdown_section = lambda data: f"## 相似 / Similar\n\n{len(data['pairs'])} pair\n"
     monkeypatch.setitem(sys.modules, "grader.teacher.report.similar", fake)
-    import grader.teacher
+    import grader.teacher.report
 
-    # ``from grader.teacher import similar`` takes the package's attribute
-    # first: another test may have imported the real module already.
-    monkeypatch.setattr(grader.teacher, "similar", fake, raising=False)
+    # ``from grader.teacher.report import similar`` takes the package's
+    # attribute first: another test may have imported the real module already.
+    monkeypatch.setattr(grader.teacher.report, "similar", fake, raising=False)
     class_report.write(small_class)
     page, text = _html(small_class), _md(small_class)
     assert '<section id="similar"><h2>相似 / Similar</h2><p>1 pair</p></section>' in page
@@ -563,7 +563,7 @@ def test_similar_section_when_its_module_can_write_it(small_class, monkeypatch):
     assert "## 相似 / Similar\n\n1 pair\n" in text
     # A module without the two functions: the section is left out, the report still written.
     monkeypatch.setitem(sys.modules, "grader.teacher.report.similar", types.ModuleType("grader.teacher.report.similar"))
-    monkeypatch.setattr(grader.teacher, "similar", sys.modules["grader.teacher.report.similar"])
+    monkeypatch.setattr(grader.teacher.report, "similar", sys.modules["grader.teacher.report.similar"])
     class_report.write(small_class)
     assert 'id="similar"' not in _html(small_class)
 
