@@ -475,7 +475,7 @@ def test_no_answers_are_left_for_a_later_student(graded):
     sticky world-writable folders and straight in them (``STASHES``), are
     gone once it is graded: c_stubs, graded next but one by the same worker,
     loaded none (it earns 0, as alone). Without the sandbox as another user
-    nothing is removed (README, "the sandbox"): not asserted there."""
+    nothing is removed (docs/teachers/sandbox.md): not asserted there."""
     if graded["mode"] == "off" and not OWN_USER:
         pytest.skip("children run as the grader's user: the machine's folders are not cleared")
     assert graded["left"] == []

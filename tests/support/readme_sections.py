@@ -67,7 +67,7 @@ class Shell:
     teacher command) with ``PYTHONPATH`` the project tox finds from the
     folder (the nearest one up with a tox.ini; this project when there is
     none), ``tox exec -e teacher -- python ARGS`` is this interpreter with
-    the same ``PYTHONPATH``, ``source .tox/teacher/bin/activate`` puts this interpreter's
+    the same ``PYTHONPATH`` (``-- nbgrader ARGS``: its nbgrader, so), ``source .tox/teacher/bin/activate`` puts this interpreter's
     folder first on PATH, ``cd`` moves, ``nbgrader ARGS`` is this
     interpreter's nbgrader, and ``mkdir`` and ``cp`` are themselves, with
     their wildcards expanded as the shell does. Any other command fails the
@@ -83,6 +83,8 @@ class Shell:
             return self._run([sys.executable, "-m", "grader", *argv[4:]], PYTHONPATH=self._tox_root())  # tox.ini's set_env
         if argv[:6] == ["tox", "exec", "-e", "teacher", "--", "python"]:
             return self._run([sys.executable, *argv[6:]], PYTHONPATH=self._tox_root())
+        if argv[:6] == ["tox", "exec", "-e", "teacher", "--", "nbgrader"]:
+            return self._run([sys.executable, "-m", "nbgrader", *argv[6:]], PYTHONPATH=self._tox_root())
         if argv == ["source", ".tox/teacher/bin/activate"]:
             self.env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + self.env.get("PATH", "")
             return None  # an activated environment sets no PYTHONPATH: nbgrader_config.py does

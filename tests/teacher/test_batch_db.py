@@ -193,6 +193,6 @@ def test_postgresql_gradebook(postgres, klass, tmp_path):
 
 
 def test_sqlite_gradebook_by_its_path(klass, tmp_path):
-    """(The README's own batch --db, into the gradebook nbgrader autograde
+    """(docs/teachers/nbgrader.md's own batch --db, into the gradebook nbgrader autograde
     wrote, is test_nbgrader_course's.)"""
     added_beside_week1(str(tmp_path / "gradebook.db"), klass, tmp_path)

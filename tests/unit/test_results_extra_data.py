@@ -99,7 +99,7 @@ def test_the_data_comes_from_the_check_result_never_from_its_feedback():
     assert results["extra_data"]["diagnoses"] == [{"exercise": EX, "zh": "同一句", "en": "同一句", "checks": ["test_b"]}]
 
 
-@pytest.mark.parametrize("path", ["README.md", "docs/teachers/gradescope.md"])
+@pytest.mark.parametrize("path", ["docs/teachers/grading.md", "docs/teachers/gradescope.md"])
 def test_the_fields_are_described_for_teachers(path):
     text = Path(ROOT, path).read_text(encoding="utf-8")
     for field in ("extra_data", "kind", "started", "diagnosis", "not_started", "diagnoses"):
