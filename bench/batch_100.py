@@ -23,6 +23,7 @@ is printed as the ratio of their medians.
 
     python bench/batch_100.py [--students 100] [--jobs N] [--runs 3] [--pairs 1] [--policy] [--keep DIR]
 """
+
 import argparse
 import csv
 import os
@@ -92,7 +93,7 @@ def write_policy(base: str, students: list[str]) -> str:
         f.write(f"student_id,due\n{students[0]},2026-12-14T23:59:00+08:00\n")
     path = os.path.join(base, "course.toml")
     with open(path, "w", encoding="utf-8") as f:
-        f.write('due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = 10\nmax_penalty = 50\ngrace_days = 1\n')
+        f.write("due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = 10\nmax_penalty = 50\ngrace_days = 1\n")
         f.write('times = "times.csv"\nextensions = "extensions.csv"\n')
     return path
 

@@ -10,6 +10,7 @@ check was before.
 
     python bench/check_warm.py [--runs 10]
 """
+
 import argparse
 import os
 import shutil

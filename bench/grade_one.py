@@ -8,6 +8,7 @@ in this process tree; the ratio of the medians is printed.
 
     python bench/grade_one.py [--runs 5]
 """
+
 import argparse
 import os
 import statistics

@@ -28,6 +28,7 @@ run back to back sees about the same.
 
     python bench/grading_floor.py --baseline ../base --rounds 5 --students 20
 """
+
 import argparse
 import glob
 import json

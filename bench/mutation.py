@@ -63,6 +63,7 @@ before and after (comments dropped, white space collapsed), so an entry in
 ``checks/equivalent_mutants.toml`` survives edits elsewhere in the file;
 ``nth`` tells apart the same change made at two places of one file.
 """
+
 import argparse
 import ast
 import difflib
@@ -82,8 +83,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
 from grader.authoring.regions import BEGIN, END  # noqa: E402 - after the sys.path line above
+from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
 
 SOLUTIONS = os.path.join(ROOT, "solutions")
 EQUIVALENTS = os.path.join(ROOT, "checks", "equivalent_mutants.toml")
@@ -150,9 +151,7 @@ def operator_names() -> list[str]:
 
     names = cosmic_ray.plugins.operator_names()
     if PLUGIN not in cosmic_ray.plugins.OPERATOR_PROVIDERS:
-        raise SystemExit(
-            "the PyTorch operators are not installed: pip install -e bench/torch_mutations (tox's test environment has them)"
-        )
+        raise SystemExit("the PyTorch operators are not installed: pip install -e bench/torch_mutations (tox's test environment has them)")
     chosen = [n for n in names if n.startswith(PLUGIN + "/")]
     for pattern in CORE_OPERATORS:
         if pattern.endswith("*"):
@@ -203,9 +202,7 @@ def _change(original: str, mutated: str) -> tuple[int, str, str, str]:
         line = next((i for i in range(i1, i2) if a[i]), i1) + 1
     else:  # only a comment or white space changed
         line, before, after = 0, "", ""
-    diff = "\n".join(
-        difflib.unified_diff(original.split("\n"), mutated.split("\n"), "a/solutions", "b/solutions", n=0, lineterm="")
-    )
+    diff = "\n".join(difflib.unified_diff(original.split("\n"), mutated.split("\n"), "a/solutions", "b/solutions", n=0, lineterm=""))
     return line, before, after, diff
 
 
@@ -254,9 +251,7 @@ def make_mutants(exercise: str, source: str | None = None, operators: list[str] 
             line, before, after, diff = _change(source, mutated)
             key = (name, before, after)
             counts[key] = counts.get(key, 0) + 1
-            made.mutants.append(
-                Mutant(exercise, name, occurrence, line, before, after, "solution" if line in region else "stub", diff, mutated, counts[key])
-            )
+            made.mutants.append(Mutant(exercise, name, occurrence, line, before, after, "solution" if line in region else "stub", diff, mutated, counts[key]))
     return made
 
 
@@ -397,8 +392,7 @@ def print_report(rows: list[dict], outcomes: list[Outcome], seconds: float, seed
     killed = sum(o.verdict == "killed" for o in graded)
     if graded:
         score = killed / max(1, sum(o.verdict != "equivalent" for o in graded))
-        print(f"\nkilled {killed} of {len(graded)} graded ({score:.1%} of those not listed as equivalent); "
-              f"inputs seed {seed}; {seconds:.0f} s; commit {commit()}", file=out)
+        print(f"\nkilled {killed} of {len(graded)} graded ({score:.1%} of those not listed as equivalent); inputs seed {seed}; {seconds:.0f} s; commit {commit()}", file=out)
     for title, kind in (("equivalent (checks/equivalent_mutants.toml)", "equivalent"), ("errors of the grader", "error"), ("SURVIVORS", "survived")):
         chosen = [o for o in outcomes if o.verdict == kind]
         if not chosen:
@@ -429,8 +423,7 @@ def as_json(rows, outcomes, seconds, seed) -> dict:
         "seconds": round(seconds, 1),
         "exercises": rows,
         "mutants": [
-            {**{k: v for k, v in asdict(o.mutant).items() if k != "source"}, "id": o.mutant.id, "verdict": o.verdict,
-             "points": o.points, "max_points": o.max_points, "reason": o.reason}
+            {**{k: v for k, v in asdict(o.mutant).items() if k != "source"}, "id": o.mutant.id, "verdict": o.verdict, "points": o.points, "max_points": o.max_points, "reason": o.reason}
             for o in outcomes
         ],
     }

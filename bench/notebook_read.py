@@ -8,6 +8,7 @@ process (nbformat imported first).
 
     python bench/notebook_read.py
 """
+
 import json
 import os
 import resource

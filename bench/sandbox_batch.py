@@ -7,6 +7,7 @@ and their ratio.
 
     python bench/sandbox_batch.py [--students 100] [--jobs N]
 """
+
 import argparse
 import os
 import shutil

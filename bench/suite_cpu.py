@@ -21,6 +21,7 @@ took 695 s against 639 s serially: no faster, so ``tox -e test`` stays
 serial. The programs a warm interpreter (``tests/support/warm_start.py``) runs
 are counted with the test that asked for them.
 """
+
 import collections
 import os
 import resource

@@ -17,6 +17,7 @@ each public check named exists. The teachers' guide shows the table
 Teacher only: it names the hidden checks, so the student release leaves it
 out (``grader/teacher/edition/release.py`` copies ``checks/public`` alone).
 """
+
 from dataclasses import dataclass
 
 
@@ -88,7 +89,8 @@ HIDDEN: dict[str, dict[str, Entry]] = {
         ),
         "test_head_size_one": _e(
             _p("attention_scores", "梯度能穿过它传回 q 和 k（不要 detach）。", "Gradients flow through it back to q and k (no detach)."),
-            _p("attention_scores", "B、T、hs 可以是任意正整数，1 也行。", "B, T and hs may be any sizes, 1 included.")),
+            _p("attention_scores", "B、T、hs 可以是任意正整数，1 也行。", "B, T and hs may be any sizes, 1 included."),
+        ),
     },
     "ex3_scaling": {
         "test_input_left_unchanged": _e(
@@ -105,7 +107,8 @@ HIDDEN: dict[str, dict[str, Entry]] = {
         ),
         "test_any_shape": _e(
             _p("scale_scores", "梯度能穿过它传回 scores（不要 detach）。", "Gradients flow through it back to scores (no detach)."),
-            _p("scale_scores", "任意，输出与输入同形", "any; the output has the input's shape.")),
+            _p("scale_scores", "任意，输出与输入同形", "any; the output has the input's shape."),
+        ),
     },
     "ex4_masking": {
         "test_mask_keeps_the_past_in_batches": _e(
@@ -131,14 +134,19 @@ HIDDEN: dict[str, dict[str, Entry]] = {
         ),
         "test_longer_sequence": _e(
             _p("causal_weights", "梯度也像 causal_mask 那样传回 scores。", "Gradients flow through it back to scores, as through causal_mask."),
-            _p("causal_mask", "T 可以是任意长度，1 也行，比 8 长也行。", "T may be any length, 1 or longer than 8.")),
+            _p("causal_mask", "T 可以是任意长度，1 也行，比 8 长也行。", "T may be any length, 1 or longer than 8."),
+        ),
         "test_huge_future_scores": _e(
             _p("causal_weights", "未来的分数再大，权重也是 0。", "However large the future's scores, their weight is 0."),
         ),
     },
     "ex5_head": {
         "test_head_wider_than_input": _e(
-            _p("Head", "未来位置的权重恰好是 0，分数再小（比如 -1e12）也一样：像 causal_mask 那样用 -inf 遮。", "The future's weight is exactly 0, however negative the scores are (say -1e12): mask with -inf, as causal_mask does."),
+            _p(
+                "Head",
+                "未来位置的权重恰好是 0，分数再小（比如 -1e12）也一样：像 causal_mask 那样用 -inf 遮。",
+                "The future's weight is exactly 0, however negative the scores are (say -1e12): mask with -inf, as causal_mask does.",
+            ),
             _p("Head", "head_size 可以比 n_embd 大。", "head_size may be larger than n_embd."),
             _p("Head", "同一个头要能先后处理不同长度的 T（不超过 block_size）。", "One head must handle inputs of any T up to block_size, one after another."),
             public=("test_one_head_many_lengths",),

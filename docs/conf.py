@@ -1,8 +1,9 @@
 """Sphinx configuration: the student site, or the teacher site with ``-t teacher``.
 
-    tox -e docs            # student site  -> docs/_build/html/
-    tox -e docs-teacher    # teacher site  -> docs/_build/teacher/
+tox -e docs            # student site  -> docs/_build/html/
+tox -e docs-teacher    # teacher site  -> docs/_build/teacher/
 """
+
 import sys
 from pathlib import Path
 
@@ -61,16 +62,15 @@ html_search_language = "zh"  # jieba splits Chinese; Latin words are indexed too
 html_last_updated_fmt = None
 html_sidebars = {"**": ["about.html", "searchfield.html", "navigation.html", "relations.html"]}
 
-_SANS = (
-    '"Helvetica Neue", Helvetica, Arial, "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", '
-    '"Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", sans-serif'
-)
+_SANS = '"Helvetica Neue", Helvetica, Arial, "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", sans-serif'
 _MONO = 'Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", "WenQuanYi Micro Hei Mono", monospace'
 from grader.exercises import EXERCISES  # noqa: E402 - the course's table, on the path above
 
 html_theme_options = {
-    "description": f"从一次加权求和到{EXERCISES[-1].zh}" + ("（教师版）" if teacher_edition else "")
-    + f" · From a weighted sum to {EXERCISES[-1].en}" + (" (teacher edition)" if teacher_edition else ""),
+    "description": f"从一次加权求和到{EXERCISES[-1].zh}"
+    + ("（教师版）" if teacher_edition else "")
+    + f" · From a weighted sum to {EXERCISES[-1].en}"
+    + (" (teacher edition)" if teacher_edition else ""),
     "font_family": _SANS,
     "head_font_family": _SANS,
     "caption_font_family": _SANS,

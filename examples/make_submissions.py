@@ -24,6 +24,7 @@ comments and another layout, for ``python -m grader similar`` to find.
 
 Not for the student edition: anna's folder is the solutions.
 """
+
 import os
 import shutil
 import sys

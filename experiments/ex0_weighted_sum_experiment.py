@@ -7,6 +7,7 @@ and run it again:
 
     tox exec -e grade -- python experiments/ex0_weighted_sum_experiment.py
 """
+
 import torch
 
 # 每个位置一个分数；试试 [0, 0, 0] 或 [10, 1, 0] / one score per position: try [0, 0, 0] or [10, 1, 0]

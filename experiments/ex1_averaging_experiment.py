@@ -8,6 +8,7 @@ and run it again:
 
     tox exec -e grade -- python experiments/ex1_averaging_experiment.py
 """
+
 import torch
 
 T = 4  # “今天天气”四个字 / the four characters 今天天气

@@ -8,6 +8,7 @@ or a key and run it again:
 
     tox exec -e grade -- python experiments/ex2_scores_experiment.py
 """
+
 import torch
 
 # 课文里的两个查询和两个键，head_size = 2 / the page's two queries and two keys, head_size = 2

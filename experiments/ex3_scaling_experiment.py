@@ -8,6 +8,7 @@ head_size or PAIRS and run it again:
 
     tox exec -e grade -- python experiments/ex3_scaling_experiment.py
 """
+
 import torch
 
 torch.manual_seed(0)  # 每次运行都是同一批随机数 / the same random numbers on every run
@@ -46,9 +47,13 @@ print("权重 weights 缩放后 scaled   ", [round(w, 3) for w in scaled_weights
 print("权重 weights 除以 head_size  ", [round(w, 3) for w in over_weights[0].tolist()])
 # 缩放不改变谁的分数最高，只改变权重有多集中 / scaling keeps the winner, it only changes how concentrated the weights are
 print(
-    "最大权重 largest weight: 不缩放 unscaled", round(weights.max().item(), 3),
-    "| 缩放后 scaled", round(scaled_weights.max().item(), 3),
-    "| 除以 head_size divided by head_size", round(over_weights.max().item(), 3),
-    "| 平均分配 even share", round(1 / KEYS, 3),
+    "最大权重 largest weight: 不缩放 unscaled",
+    round(weights.max().item(), 3),
+    "| 缩放后 scaled",
+    round(scaled_weights.max().item(), 3),
+    "| 除以 head_size divided by head_size",
+    round(over_weights.max().item(), 3),
+    "| 平均分配 even share",
+    round(1 / KEYS, 3),
 )
 print("最高的键 top key: 不缩放 unscaled", weights.argmax().item(), "| 缩放后 scaled", scaled_weights.argmax().item())

@@ -7,16 +7,19 @@ table, or replace -inf by 0, and run it again:
 
     tox exec -e grade -- python experiments/ex4_masking_experiment.py
 """
+
 import torch
 
 # 4 个位置的分数表：第 i 行第 j 列是位置 i 对位置 j 的分数，位置从 0 数起
 # a score table for 4 positions: row i, column j is position i's score for position j, counting from 0
-scores = torch.tensor([
-    [1.0, 2.0, 0.5, 3.0],
-    [0.0, 1.0, 2.0, 1.0],
-    [2.0, 0.0, 1.0, 0.5],
-    [1.0, 1.0, 0.0, 2.0],
-])
+scores = torch.tensor(
+    [
+        [1.0, 2.0, 0.5, 3.0],
+        [0.0, 1.0, 2.0, 1.0],
+        [2.0, 0.0, 1.0, 0.5],
+        [1.0, 1.0, 0.0, 2.0],
+    ]
+)
 T = scores.shape[-1]
 
 # tril 是下三角：j <= i 为 True，那是自己和过去 / tril is lower-triangular: True where j <= i, itself and the past

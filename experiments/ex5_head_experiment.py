@@ -7,6 +7,7 @@ head_size, or drop the masking line, and run it again:
 
     tox exec -e grade -- python experiments/ex5_head_experiment.py
 """
+
 import torch
 
 torch.manual_seed(0)

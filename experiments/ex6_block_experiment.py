@@ -8,6 +8,7 @@ n_head and run it again:
 
     tox exec -e grade -- python experiments/ex6_block_experiment.py
 """
+
 import torch
 import torch.nn as nn
 

@@ -8,6 +8,7 @@ n_embd and run it again:
 
     tox exec -e grade -- python experiments/ex7_gpt_experiment.py
 """
+
 import math
 
 import torch

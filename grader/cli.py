@@ -1,4 +1,5 @@
 """``python -m grader``: the command line."""
+
 import argparse
 import os
 import sys

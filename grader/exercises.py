@@ -17,6 +17,7 @@ project's per-exercise tests (with the marks in the catalogue files,
 tests/support/catalogue_marks.py) come from here; the project's tests hold the checks'
 ``@pytest.mark.points`` markers and the README to it (tests/unit/test_exercises.py).
 """
+
 from dataclasses import dataclass
 
 

@@ -8,6 +8,7 @@ which carries its ``checks/`` and ``exercises/`` inside the package, in
 (a teacher's browser, nbgrader, a resumed batch) sees the old file or the new
 one, never half of one.
 """
+
 import contextlib
 import os
 import tempfile

@@ -21,6 +21,7 @@ one test per check with the check's points as its ``score`` and
 points. Whatever goes wrong, a result is printed (0 points, status
 "error") and the exit status is 0, so the reporter always has one to read.
 """
+
 import base64
 import json
 import os

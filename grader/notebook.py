@@ -29,6 +29,7 @@ from its notebook beside it (``from ex5_head import Head`` finds
 ``ex5_head.ipynb``'s answer cells when there is no ``ex5_head.py``), so
 that the notebooks run in the kernel as the .py files do.
 """
+
 import dataclasses
 import html
 import importlib.abc

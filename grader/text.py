@@ -1,5 +1,6 @@
 """Bilingual text: every message a student sees comes in Chinese, then English;
 and ``visible``, which makes text from a submission safe to show."""
+
 import re
 from dataclasses import dataclass
 

@@ -11,6 +11,7 @@ drives it in a browser. ``support/`` holds the helpers the tests import;
 
 Below: build a submission folder from the solutions with some files
 replaced, and read what grading it gave."""
+
 import json
 import os
 import shutil
@@ -30,7 +31,6 @@ sys.path.insert(0, os.path.join(TESTS, "support"))  # the helpers: import docs_s
 sys.path[1:1] = [os.path.join(TESTS, folder) for folder in FOLDERS]
 
 from grader.exercises import IDS  # noqa: E402 - after the sys.path line above
-
 
 BACKGROUND_LAST = "test_attacks.py"  # graded in the background from the start, its tests run last
 
@@ -277,4 +277,3 @@ def student_edition(tmp_path_factory):
     proc = run_cli("release", "--out", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
-

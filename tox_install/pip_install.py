@@ -15,6 +15,7 @@ is none (CI, a test, output sent to a file) pip runs as tox would run it.
 Run as a script (``python -I tox_install/pip_install.py``): it imports nothing
 but the standard library, before anything is installed.
 """
+
 import os
 import re
 import subprocess

@@ -19,6 +19,7 @@ as before: an upgrade or an uninstall in one environment replaces or
 removes its own links, never the store's files. Where links cannot be made
 (another file system, Windows without the right), nothing changes.
 """
+
 import filecmp
 import hashlib
 import os

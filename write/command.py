@@ -8,6 +8,7 @@ text and the held-out text), which step they are from, the grader's verdict
 in one line and a few samples; writes the samples, the loss curves
 (``loss.png``) and the weights to ``--out``.
 """
+
 import argparse
 import os
 import sys
@@ -108,10 +109,7 @@ def _train_and_write(args, GPT, text, settings, grading) -> int:
         f"（训练的文字，训练前 → 保留的权重；{settings.steps} 步，{seconds:.0f} 秒 / the training text, before → the weights kept; "
         f"{settings.steps} steps, {seconds:.0f} s）"
     )
-    print(
-        f"验证损失 / validation loss: {history.val_before:.2f} → {history.val_after:.2f}"
-        "（留出的文字，没训练过 / the held-out text, never trained on）"
-    )
+    print(f"验证损失 / validation loss: {history.val_before:.2f} → {history.val_after:.2f}（留出的文字，没训练过 / the held-out text, never trained on）")
     print(kept(history, settings.steps))
     advice = by_heart(history, settings.dropout)
     if advice:
@@ -154,16 +152,14 @@ def by_heart(history, dropout: float) -> str | None:
         return None
     said = t(
         f"验证损失从第 {best_step} 步以后不降反升：模型在背课文，背得越熟，没读过的文字就猜得越差。",
-        f"The validation loss rose after step {best_step}: the model is learning its text by heart, and the better "
-        "it knows it, the worse it guesses text it has not read.",
+        f"The validation loss rose after step {best_step}: the model is learning its text by heart, and the better it knows it, the worse it guesses text it has not read.",
     )
     if dropout == 0:
         tried = t("试试 --dropout 0.2：背得慢一些，两条线靠得更近。", "Try --dropout 0.2: it learns by heart more slowly, and the two lines stay closer.")
     else:  # the advice it has already taken is not given again
         tried = t(
             f"用了 --dropout {dropout:g} 也一样。验证损失的最低点不会低多少：课文只有这么多，能学到的规律有限。",
-            f"It does so even with --dropout {dropout:g}. The lowest validation loss will not be much lower: there is "
-            "only so much to learn from so little text.",
+            f"It does so even with --dropout {dropout:g}. The lowest validation loss will not be much lower: there is only so much to learn from so little text.",
         )
     shorter = t(
         f"保留的反正是第 {best_step} 步的权重：少训练几步（--steps）省时间。",

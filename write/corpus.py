@@ -21,6 +21,7 @@ no docs/.
     python -m write.corpus           # rewrite write/corpus.txt from docs/
     python -m write.corpus --check   # fail if it is out of date
 """
+
 import argparse
 import os
 import re

@@ -10,6 +10,7 @@ none is, the labels are English only, rather than rows of empty boxes.
 matplotlib is imported only here, when the picture is drawn: ``tox -e write``
 installs it, and without it ``python -m write`` writes everything else.
 """
+
 import re
 
 # Tried in order: Linux's, then macOS's, then Windows'.
@@ -67,10 +68,7 @@ def figure(history, font: str | None):
         ax.set_ylabel(say("交叉熵损失", "cross-entropy loss"))
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)  # under the axes: no curve goes there
-        title = (
-            "Blue: loss on the text it trains on. Orange: on held-out text it never trains on.\n"
-            "Where orange turns up while blue still falls, the model is learning its text by heart."
-        )
+        title = "Blue: loss on the text it trains on. Orange: on held-out text it never trains on.\nWhere orange turns up while blue still falls, the model is learning its text by heart."
         if font:
             title = "蓝线：训练的文字上的损失；橙线：留出的、从没训练过的文字上的损失。\n蓝线还在降、橙线却回升：模型在背课文。\n" + title
         ax.set_title(title, fontsize=9.5, loc="left")

@@ -9,6 +9,7 @@ that raises, the exercise of the student's line that raised is named. Wrong
 answers that run are not caught here: the grader and the training say what
 they are.
 """
+
 import ast
 import importlib
 import os
@@ -112,8 +113,7 @@ def unfinished(ex: str, line: str) -> Problem:
     return Problem(
         ex,
         f"还不能训练：先完成 {zh}，它还没写完（{line}）。写完后用 tox -e grade 检查，再运行 tox -e write。",
-        f"Not ready to train: finish {en} first; it is not written yet ({line}). "
-        "Then check it with tox -e grade and run tox -e write again.",
+        f"Not ready to train: finish {en} first; it is not written yet ({line}). Then check it with tox -e grade and run tox -e write again.",
     )
 
 
@@ -125,8 +125,7 @@ def failed(ex: str, exc: BaseException, line: str, doing: tuple[str, str] = ("�
     return Problem(
         ex,
         f"还不能训练：{zh} 在{doing[0]}时出错{at}：\n  {error}\n先用 tox -e grade -- --only {ex} 看看哪里不对。",
-        f"Not ready to train: {en} raised an error in {doing[1]}{at_en}:\n  {error}\n"
-        f"Run tox -e grade -- --only {ex} to see what is wrong.",
+        f"Not ready to train: {en} raised an error in {doing[1]}{at_en}:\n  {error}\nRun tox -e grade -- --only {ex} to see what is wrong.",
     )
 
 

@@ -15,6 +15,7 @@ Everything random comes from the seed: the model's first weights
 and the samples. The loss is measured on the same fixed batches whatever the
 seed, so two runs can be compared.
 """
+
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -199,4 +200,3 @@ def from_checkpoint(saved: dict, GPT):
     model = new_model(GPT, vocab, settings)
     model.load_state_dict(saved["state_dict"])
     return model.eval(), vocab, saved["text"], settings, History(**saved["history"])
-

@@ -6,6 +6,7 @@ a few seconds) while the model trains. A model that sees the next character
 learns to copy it, and its loss falls lower than any honest model's: the
 probe changes a later character and looks at the earlier positions' logits.
 """
+
 import json
 import os
 import subprocess
@@ -13,7 +14,6 @@ import sys
 import tempfile
 
 import torch
-
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJECT = os.path.dirname(HERE)  # where the grader is: the course's folder, or the student edition

@@ -1,4 +1,5 @@
 """ex0_weighted_sum: hidden checks."""
+
 import pytest
 import torch
 
@@ -16,8 +17,7 @@ ONE_SHIFT_FOR_ALL = t(
     "so every exp of the small row underflows to 0, and 0/0 is NaN. Subtract from each row its own largest score (the max over the last dim).",
 )
 NOT_THE_ROW_MAX = t(
-    "分数从约 0 到约 1000 的那一行不是有限数：每行减去的不是这一行的最大分数（比如平均值或第一个分数），最大的那个 exp 仍然溢出。"
-    "减去每行的最大分数，所有指数就都不大于 0。",
+    "分数从约 0 到约 1000 的那一行不是有限数：每行减去的不是这一行的最大分数（比如平均值或第一个分数），最大的那个 exp 仍然溢出。减去每行的最大分数，所有指数就都不大于 0。",
     "The row whose scores run from about 0 to about 1000 is not finite: what each row was shifted by is not its largest score (its mean or its first score, say), "
     "so exp of the largest still overflows. Subtract each row's largest score: then no exponent is above 0.",
 )

@@ -1,4 +1,5 @@
 """ex1_averaging: hidden checks."""
+
 import pytest
 import torch
 
@@ -43,7 +44,9 @@ def test_average_past_ignores_the_future(sub, ref):
             a,
             ref.average_past(x),
             what=t("average_past(x)，x 的形状为 (2, 6, 4)", "average_past(x) with x of shape (2, 6, 4)"),
-            diagnoses=lambda: [(future @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x."))],
+            diagnoses=lambda: [
+                (future @ x, t("你平均的是未来（位置 t..T-1）：矩阵要放在 x 的左边，wei @ x。", "You averaged the future (positions t..T-1): the matrix goes on the left of x, wei @ x."))
+            ],
         )
     expect(
         tuple(a.shape) != (2, 6, 4) or tuple(b.shape) != (2, 6, 4) or torch.allclose(a[:, :3], b[:, :3], atol=1e-6),

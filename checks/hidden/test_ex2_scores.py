@@ -1,4 +1,5 @@
 """ex2_scores: hidden checks."""
+
 import pytest
 import torch
 

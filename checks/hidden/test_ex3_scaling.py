@@ -1,4 +1,5 @@
 """ex3_scaling: hidden checks."""
+
 import pytest
 import torch
 

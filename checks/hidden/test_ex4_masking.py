@@ -1,4 +1,5 @@
 """ex4_masking: hidden checks."""
+
 import pytest
 import torch
 
@@ -24,7 +25,10 @@ def test_single_position(sub, ref):
             t(f"causal_weights，scores 形状 {shape}：第一行", f"causal_weights with scores of shape {shape}: the first row"),
             fmt(got),
             t("位置 0 的权重 1", "weight 1 on position 0").inline(),
-            t("第一行全是 NaN：它的每个分数都被遮住了。位置 i 总能看见自己，对角线不能遮。", "The first row is all NaN: every score in it was masked. Position i always sees itself: never mask the diagonal."),
+            t(
+                "第一行全是 NaN：它的每个分数都被遮住了。位置 i 总能看见自己，对角线不能遮。",
+                "The first row is all NaN: every score in it was masked. Position i always sees itself: never mask the diagonal.",
+            ),
             diagnosed=True,
         )
         # A first row of NaN says what it says whichever function masked; a wrong causal_mask underneath is what to fix otherwise.
@@ -103,4 +107,8 @@ def test_huge_future_scores(sub, ref):
             t("未来得到了权重（或出现了 NaN）：分数 10000 要被替换成 -inf，而不是加上一个负数。", "The future got weight (or NaN came out): a score of 10000 must be replaced by -inf, not added to."),
             diagnosed=True,
         )
-        expect_close(w, ref.causal_weights(scores), what=t("过去的分数是整数（有的是 0），未来的分数是 10000 时的权重", "the weights when the past scores are whole numbers (some 0) and every future score is 10000"))
+        expect_close(
+            w,
+            ref.causal_weights(scores),
+            what=t("过去的分数是整数（有的是 0），未来的分数是 10000 时的权重", "the weights when the past scores are whole numbers (some 0) and every future score is 10000"),
+        )

@@ -1,4 +1,5 @@
 """ex5_head: hidden checks."""
+
 import pytest
 import torch
 
@@ -32,7 +33,13 @@ def test_head_wider_than_input(sub, ref):
             (by_hand(state, x, scale=6**-0.5), t("你按 n_embd（x.shape[-1]）缩放了；要按 head_size（k.shape[-1]）。", "You scaled by n_embd (x.shape[-1]); scale by head_size (k.shape[-1]).")),
             (by_hand(state, x, values=False), t("你对 x 加权求和了；要对值 v = value(x) 加权求和（sum the values v）。", "You summed x; sum the values v = value(x).")),
             (by_hand(state, x, mask=False), t("没有掩码：这个头看见了未来（sees the future）。", "There is no mask: the head sees the future.")),
-            (by_hand(state, x, fill=0.0), t("你把未来的分数填成了 0，不是 -inf：0 经过 softmax 仍有权重，这个头看见了未来。", "You filled the future's scores with 0, not -inf: a 0 still gets weight after softmax, so the head sees the future.")),
+            (
+                by_hand(state, x, fill=0.0),
+                t(
+                    "你把未来的分数填成了 0，不是 -inf：0 经过 softmax 仍有权重，这个头看见了未来。",
+                    "You filled the future's scores with 0, not -inf: a 0 still gets weight after softmax, so the head sees the future.",
+                ),
+            ),
         ],
     )
     # However negative the scores, the future gets no weight (the docstring's -1e12).
@@ -60,10 +67,15 @@ def _scores_far_below_minus_1e9(sub, ref):
         sub.module("Head", init=init, state=state, inputs=[x]).outs[0],
         ref.module("Head", init=init, state=state, inputs=[x]).outs[0],
         what=what,
-        diagnoses=lambda: [(by_hand(state, x, fill=-1e9), t(
-            "未来用 -1e9 之类的有限数遮住了：分数都比它还小时，权重全跑到了未来。要像 causal_mask 那样填 -inf。",
-            "The future was masked with a finite number such as -1e9: when every score is below it, the weight all goes to the future. Fill with -inf, as causal_mask does.",
-        ))],
+        diagnoses=lambda: [
+            (
+                by_hand(state, x, fill=-1e9),
+                t(
+                    "未来用 -1e9 之类的有限数遮住了：分数都比它还小时，权重全跑到了未来。要像 causal_mask 那样填 -inf。",
+                    "The future was masked with a finite number such as -1e9: when every score is below it, the weight all goes to the future. Fill with -inf, as causal_mask does.",
+                ),
+            )
+        ],
     )
 
 

@@ -1,4 +1,5 @@
 """ex6_block: hidden checks (graded with stand-ins, like the public ones)."""
+
 import pytest
 import torch
 
@@ -93,7 +94,10 @@ def test_block_does_not_see_the_future(sub, ref):
         diagnoses=lambda: [
             (
                 block_by_hand(state, x, 2, 8, norm_dims=(-2, -1)),
-                t("层归一化在 T 和 C 两维上求了平均：LayerNorm 只在最后一维（n_embd）上归一化（last dim only）。", "Layer norm averaged over T and C: LayerNorm normalises over the last dim only (n_embd)."),
+                t(
+                    "层归一化在 T 和 C 两维上求了平均：LayerNorm 只在最后一维（n_embd）上归一化（last dim only）。",
+                    "Layer norm averaged over T and C: LayerNorm normalises over the last dim only (n_embd).",
+                ),
             )
         ],
     )

@@ -1,9 +1,24 @@
 """ex7_gpt: hidden checks (graded with the stand-in Block, like the public ones)."""
+
 import pytest
 import torch
 
 from grader.authoring.checking import caused_by, expect, expect_close, expect_grads, expect_parts, expect_tokens, fmt, pick, randint, randn, t
-from grader.authoring.contract import GPT_STANDINS, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
+from grader.authoring.contract import (
+    GPT_STANDINS,
+    cycle,
+    distinct_contexts,
+    expect_sampling,
+    generate_by_hand,
+    gpt_by_hand,
+    gpt_state,
+    logits_and_loss,
+    sampling_contexts,
+    sampling_logits,
+    sampling_state,
+    successor_state,
+    window_state,
+)
 from grader.authoring.domain_checks import expect_module, unpack
 from grader.authoring.upstream import forward_behind_generate, generated_windows
 
@@ -43,8 +58,17 @@ def test_position_embeddings_matter(sub, ref):
         forward(ref, state, [idx]).outs[0][0],
         what=what,
         diagnoses=lambda: [
-            (gpt_by_hand(state, idx, "no_position"), t("没有位置嵌入：要把 position_embedding_table(torch.arange(T)) 加到词嵌入上。", "There is no position embedding: add position_embedding_table(torch.arange(T)) to the token embeddings.")),
-            (gpt_by_hand(state, idx, "position_from_idx"), t("位置嵌入是用字的编号 idx 查的：要用位置 torch.arange(T)。", "The position embeddings are looked up with the token ids idx: look them up with the positions, torch.arange(T).")),
+            (
+                gpt_by_hand(state, idx, "no_position"),
+                t(
+                    "没有位置嵌入：要把 position_embedding_table(torch.arange(T)) 加到词嵌入上。",
+                    "There is no position embedding: add position_embedding_table(torch.arange(T)) to the token embeddings.",
+                ),
+            ),
+            (
+                gpt_by_hand(state, idx, "position_from_idx"),
+                t("位置嵌入是用字的编号 idx 查的：要用位置 torch.arange(T)。", "The position embeddings are looked up with the token ids idx: look them up with the positions, torch.arange(T)."),
+            ),
         ],
     )
 
@@ -125,9 +149,18 @@ def test_dropout_passed_on_and_off_in_eval(sub, ref):
 
 def crop_diagnoses(state, idx, new):
     return [
-        (generate_by_hand(state, idx, new, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:].")),
-        (generate_by_hand(state, idx, new, keep=BLOCK - 1), t("裁剪后留下的比 block_size 少一个字：模型要看最后整整 block_size 个字。", "The crop keeps one token fewer than block_size: the model sees the last block_size tokens, all of them.")),
-        (generate_by_hand(state, idx, new, keep=1), t("只把最后一个字交给了模型：它要看最后 block_size 个字，不只是最后一个。", "Only the last token is given to the model: it sees the last block_size tokens, not the last one alone.")),
+        (
+            generate_by_hand(state, idx, new, crop="first"),
+            t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:]."),
+        ),
+        (
+            generate_by_hand(state, idx, new, keep=BLOCK - 1),
+            t("裁剪后留下的比 block_size 少一个字：模型要看最后整整 block_size 个字。", "The crop keeps one token fewer than block_size: the model sees the last block_size tokens, all of them."),
+        ),
+        (
+            generate_by_hand(state, idx, new, keep=1),
+            t("只把最后一个字交给了模型：它要看最后 block_size 个字，不只是最后一个。", "Only the last token is given to the model: it sees the last block_size tokens, not the last one alone."),
+        ),
     ]
 
 

@@ -1,4 +1,5 @@
 """ex0_weighted_sum: public checks."""
+
 import pytest
 import torch
 
@@ -56,10 +57,15 @@ tensor([1.0000, 1.3330])
 def test_worked_example(sub, ref):
     """文档里的例子：权重约 [0.665, 0.245, 0.090]；分数全为 0 时是平均 / the docstring's example: weights about [0.665, 0.245, 0.090]; all-zero scores average"""
     scores = torch.tensor([2.0, 1.0, 0.0])
-    expect_example(sub, ref, EXAMPLE, diagnoses={
-        0: lambda: [(no_softmax(scores, VALUES).round(decimals=3), NO_SOFTMAX), (VALUES.sum(0).round(decimals=3), UNWEIGHTED), (VALUES.mean(0).round(decimals=3), IGNORES_SCORES)],
-        1: lambda: [(VALUES.sum(0).round(decimals=3), UNWEIGHTED)],
-    })
+    expect_example(
+        sub,
+        ref,
+        EXAMPLE,
+        diagnoses={
+            0: lambda: [(no_softmax(scores, VALUES).round(decimals=3), NO_SOFTMAX), (VALUES.sum(0).round(decimals=3), UNWEIGHTED), (VALUES.mean(0).round(decimals=3), IGNORES_SCORES)],
+            1: lambda: [(VALUES.sum(0).round(decimals=3), UNWEIGHTED)],
+        },
+    )
 
 
 @pytest.mark.points(1)

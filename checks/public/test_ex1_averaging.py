@@ -1,4 +1,5 @@
 """ex1_averaging: public checks."""
+
 import pytest
 import torch
 

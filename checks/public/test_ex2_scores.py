@@ -1,4 +1,5 @@
 """ex2_scores: public checks."""
+
 import pytest
 import torch
 

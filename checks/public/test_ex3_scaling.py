@@ -1,4 +1,5 @@
 """ex3_scaling: public checks."""
+
 import pytest
 import torch
 
@@ -44,7 +45,9 @@ def test_uses_head_size_not_shape(sub, ref):
 def test_keeps_the_dtype(sub, ref):
     """float64 进，float64 出 / the dtype is kept: float64 in, float64 out"""
     scores = randn(3, 4, 4, seed=231, dtype=torch.float64)
-    expect_close(sub.scale_scores(scores, 16), ref.scale_scores(scores, 16), what=t("float64 的 scores，head_size = 16：结果也是 float64", "float64 scores with head_size = 16: the result is float64 too"))
+    expect_close(
+        sub.scale_scores(scores, 16), ref.scale_scores(scores, 16), what=t("float64 的 scores，head_size = 16：结果也是 float64", "float64 scores with head_size = 16: the result is float64 too")
+    )
 
 
 @pytest.mark.points(1)

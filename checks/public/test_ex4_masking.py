@@ -1,4 +1,5 @@
 """ex4_masking: public checks."""
+
 import pytest
 import torch
 
@@ -26,7 +27,10 @@ def weight_diagnoses(scores, want):
     masked = scores.masked_fill(future(size), float("-inf"))
     return [
         (torch.softmax(scores, dim=-1), t("你没有做掩码：未来位置也分到了权重。", "There is no mask: the future gets weight too.")),
-        (torch.softmax(masked, dim=-2), t("softmax 做在了倒数第二维上：要在最后一维（dim=-1），让每一行加起来是 1。", "Softmax over the second-to-last dim: it must be the last one (dim=-1), so that each row adds up to 1.")),
+        (
+            torch.softmax(masked, dim=-2),
+            t("softmax 做在了倒数第二维上：要在最后一维（dim=-1），让每一行加起来是 1。", "Softmax over the second-to-last dim: it must be the last one (dim=-1), so that each row adds up to 1."),
+        ),
         (torch.softmax(scores.masked_fill(future(size), 0.0), dim=-1), FILLED_WITH_ZERO),
         (want.transpose(-2, -1).contiguous(), TRIL_TRIU),
     ]
@@ -51,11 +55,18 @@ def test_mask_of_ones(sub, ref):
     """文档里的例子：causal_mask(全 1 的 3×3) / the docstring's example: causal_mask of a 3×3 of ones"""
     scores = torch.ones(3, 3)
     want = ref.causal_mask(scores)
-    expect_example(sub, ref, MASK_EXAMPLE, diagnoses={0: lambda: [
-        (torch.tril(scores), FILLED_WITH_ZERO),
-        (want.transpose(-2, -1), TRIL_TRIU),
-        (scores.masked_fill(future(3), -1e9), t("你用了 -1e9 之类的大负数；约定是 float('-inf')。", "You used a large negative number such as -1e9; the convention here is float('-inf').")),
-    ]})
+    expect_example(
+        sub,
+        ref,
+        MASK_EXAMPLE,
+        diagnoses={
+            0: lambda: [
+                (torch.tril(scores), FILLED_WITH_ZERO),
+                (want.transpose(-2, -1), TRIL_TRIU),
+                (scores.masked_fill(future(3), -1e9), t("你用了 -1e9 之类的大负数；约定是 float('-inf')。", "You used a large negative number such as -1e9; the convention here is float('-inf').")),
+            ]
+        },
+    )
 
 
 @pytest.mark.points(1)
@@ -131,7 +142,10 @@ def test_weights_leave_the_scores_alone(sub, ref):
             t(f"causal_weights(scores) 的结果，scores 形状 {shape}", f"the result of causal_weights(scores), scores of shape {shape}"),
             t("就是传进去的 scores（或共用内存的视图）", "the scores passed in themselves (or a view sharing their memory)").inline(),
             t("一个新张量", "a new tensor").inline(),
-            t("返回的权重就是传进来的张量（或共用内存的视图）：权重要放在一个新张量里。", "The weights returned are the tensor passed in (or a view sharing its memory): the weights belong in a new tensor."),
+            t(
+                "返回的权重就是传进来的张量（或共用内存的视图）：权重要放在一个新张量里。",
+                "The weights returned are the tensor passed in (or a view sharing its memory): the weights belong in a new tensor.",
+            ),
             diagnosed=True,
         )
         with caused_by(lambda: mask_behind_weights(sub, [scores])):

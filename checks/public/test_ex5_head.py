@@ -4,6 +4,7 @@ Sizes are chosen so that the usual slips show: n_embd != head_size != T !=
 block_size, block_size > 8, and B > 1. Heads are built as MultiHeadAttention
 builds them: Head(n_embd, head_size, block_size), positionally.
 """
+
 import pytest
 import torch
 
@@ -105,7 +106,10 @@ def test_keeps_the_dtype(sub, ref):
     expect_close(
         sub.module("Head", init=INIT, state=state, inputs=[x], dtype=torch.float64).outs[0],
         ref.module("Head", init=INIT, state=state, inputs=[x], dtype=torch.float64).outs[0],
-        what=t(f"Head({N_EMBD}, {HS}, {BLOCK}).double()，float64 的 x (2, 6, {N_EMBD})：输出也是 float64", f"Head({N_EMBD}, {HS}, {BLOCK}).double() on a float64 x of shape (2, 6, {N_EMBD}): the output is float64 too"),
+        what=t(
+            f"Head({N_EMBD}, {HS}, {BLOCK}).double()，float64 的 x (2, 6, {N_EMBD})：输出也是 float64",
+            f"Head({N_EMBD}, {HS}, {BLOCK}).double() on a float64 x of shape (2, 6, {N_EMBD}): the output is float64 too",
+        ),
     )
 
 
@@ -125,5 +129,8 @@ def test_docstring_example(sub, ref):
     expect_close(
         got.outs[0],
         want.outs[0],
-        what=t("文档里例子的 Head(n_embd=4, head_size=2, block_size=8)，装上评分程序的权重，x 形状 (3, 5, 4)", "the docstring's Head(n_embd=4, head_size=2, block_size=8) with the grader's weights loaded, on x of shape (3, 5, 4)"),
+        what=t(
+            "文档里例子的 Head(n_embd=4, head_size=2, block_size=8)，装上评分程序的权重，x 形状 (3, 5, 4)",
+            "the docstring's Head(n_embd=4, head_size=2, block_size=8) with the grader's weights loaded, on x of shape (3, 5, 4)",
+        ),
     )

@@ -9,6 +9,7 @@ Head comes from ex5_head or from this file, and they note the arguments your
 code passes them: those must be the contract's. Modules are built as a model
 builds them, with positional arguments in the contract's order.
 """
+
 import pytest
 import torch
 
@@ -22,8 +23,14 @@ INIT = [N_EMBD, N_HEAD, BLOCK]  # MultiHeadAttention(n_embd, n_head, block_size)
 
 def block_diagnoses(state, x):
     return [
-        (block_by_hand(state, x, N_HEAD, BLOCK, order="post"), t("这是后置归一化 ln1(x + sa(x))：要前置，x + sa(ln1(x))（不是 post-norm）。", "This is post-norm, ln1(x + sa(x)): normalise first, x + sa(ln1(x)) (pre-norm, not post-norm).")),
-        (block_by_hand(state, x, N_HEAD, BLOCK, order="no_residual"), t("没有残差连接：要把 sa(...) 和 ffwd(...) 加回到 x 上。", "There are no residual connections: add sa(...) and ffwd(...) back onto x.")),
+        (
+            block_by_hand(state, x, N_HEAD, BLOCK, order="post"),
+            t("这是后置归一化 ln1(x + sa(x))：要前置，x + sa(ln1(x))（不是 post-norm）。", "This is post-norm, ln1(x + sa(x)): normalise first, x + sa(ln1(x)) (pre-norm, not post-norm)."),
+        ),
+        (
+            block_by_hand(state, x, N_HEAD, BLOCK, order="no_residual"),
+            t("没有残差连接：要把 sa(...) 和 ffwd(...) 加回到 x 上。", "There are no residual connections: add sa(...) and ffwd(...) back onto x."),
+        ),
     ]
 
 

@@ -17,12 +17,28 @@ draw a token each from a known, uneven softmax, and each token's count must be
 what that softmax allows (grader.authoring.checking.expect_draws: a right sampler, any
 right sampler, fails it with probability below one in a million).
 """
+
 import pytest
 import torch
 import torch.nn.functional as F
 
 from grader.authoring.checking import caused_by, expect, expect_close, expect_parts, expect_tokens, fmt, pick, randint, randn, t
-from grader.authoring.contract import GPT_STANDINS, bias_only_state, cycle, distinct_contexts, expect_sampling, generate_by_hand, gpt_by_hand, gpt_state, logits_and_loss, sampling_contexts, sampling_logits, sampling_state, successor_state, window_state
+from grader.authoring.contract import (
+    GPT_STANDINS,
+    bias_only_state,
+    cycle,
+    distinct_contexts,
+    expect_sampling,
+    generate_by_hand,
+    gpt_by_hand,
+    gpt_state,
+    logits_and_loss,
+    sampling_contexts,
+    sampling_logits,
+    sampling_state,
+    successor_state,
+    window_state,
+)
 from grader.authoring.upstream import forward_behind_generate, generated_windows
 from grader.authoring.worked_examples import expect_example
 
@@ -33,11 +49,19 @@ GPT_NAME = f"GPT({V}, {N_EMBD}, {N_HEAD}, {N_LAYER}, {BLOCK})"
 
 def forward_diagnoses(state, idx):
     out = [
-        (gpt_by_hand(state, idx, "no_position"), t("没有位置嵌入：要把 position_embedding_table(torch.arange(T)) 加到词嵌入上。", "There is no position embedding: add position_embedding_table(torch.arange(T)) to the token embeddings.")),
+        (
+            gpt_by_hand(state, idx, "no_position"),
+            t("没有位置嵌入：要把 position_embedding_table(torch.arange(T)) 加到词嵌入上。", "There is no position embedding: add position_embedding_table(torch.arange(T)) to the token embeddings."),
+        ),
         (gpt_by_hand(state, idx, "no_ln_f"), t("lm_head 之前少了最后的层归一化：logits = lm_head(ln_f(x))。", "The final layer norm is missing before lm_head: logits = lm_head(ln_f(x)).")),
     ]
     if int(idx.max()) < BLOCK:
-        out.append((gpt_by_hand(state, idx, "position_from_idx"), t("位置嵌入是用字的编号 idx 查的：要用位置 torch.arange(T)。", "The position embeddings are looked up with the token ids idx: look them up with the positions, torch.arange(T).")))
+        out.append(
+            (
+                gpt_by_hand(state, idx, "position_from_idx"),
+                t("位置嵌入是用字的编号 idx 查的：要用位置 torch.arange(T)。", "The position embeddings are looked up with the token ids idx: look them up with the positions, torch.arange(T)."),
+            )
+        )
     return out
 
 
@@ -47,8 +71,17 @@ LAST_TOKEN_ONLY = t("只把最后一个字交给了模型：它要看最后 bloc
 
 def generate_diagnoses(state, idx, max_new_tokens):
     return [
-        (generate_by_hand(state, idx, max_new_tokens, position=0), t("用的是第一个位置的 logits：下一个字要看最后一个位置，logits[:, -1, :]。", "This samples from the first position's logits: the next token comes from the last position, logits[:, -1, :].")),
-        (generate_by_hand(state, idx, max_new_tokens, crop="first"), t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:].")),
+        (
+            generate_by_hand(state, idx, max_new_tokens, position=0),
+            t(
+                "用的是第一个位置的 logits：下一个字要看最后一个位置，logits[:, -1, :]。",
+                "This samples from the first position's logits: the next token comes from the last position, logits[:, -1, :].",
+            ),
+        ),
+        (
+            generate_by_hand(state, idx, max_new_tokens, crop="first"),
+            t("裁剪留下的是前 block_size 个字：要留最后 block_size 个，idx[:, -block_size:]。", "The crop keeps the first block_size tokens: keep the last block_size, idx[:, -block_size:]."),
+        ),
         (generate_by_hand(state, idx, max_new_tokens, keep=BLOCK - 1), CROP_TOO_SHORT),
         (generate_by_hand(state, idx, max_new_tokens, keep=1), LAST_TOKEN_ONLY),
     ]
@@ -97,10 +130,28 @@ def test_loss_over_every_position(sub, ref):
         want_loss,
         what=t(what.zh + "（loss）", what.en + " (the loss)"),
         diagnoses=lambda: [
-            (F.cross_entropy(flat, flat_targets, reduction="sum"), t("loss 是总和：cross_entropy 默认对所有位置取平均，不要 reduction='sum'。", "The loss is a sum: cross_entropy averages over every position by default; no reduction='sum'.")),
-            (F.cross_entropy(want_logits[:, -1, :], targets[:, -1]), t("只算了最后一个位置的 loss：训练时每个位置都预测下一个字，要把 (B, T) 个位置都算进去。", "The loss is the last position's only: in training every position predicts its next token, so all B * T positions count.")),
-            (F.cross_entropy(F.softmax(flat, dim=-1), flat_targets), t("交叉熵算在 softmax 之后的概率上：F.cross_entropy 要的是 logits，它自己做 softmax。", "The cross-entropy is taken of probabilities after softmax: F.cross_entropy takes the logits and does the softmax itself.")),
-            (F.nll_loss(flat, flat_targets), t("用了 nll_loss 却没有 log_softmax：直接用 F.cross_entropy(logits, targets)。", "nll_loss without log_softmax: use F.cross_entropy(logits, targets) directly.")),
+            (
+                F.cross_entropy(flat, flat_targets, reduction="sum"),
+                t("loss 是总和：cross_entropy 默认对所有位置取平均，不要 reduction='sum'。", "The loss is a sum: cross_entropy averages over every position by default; no reduction='sum'."),
+            ),
+            (
+                F.cross_entropy(want_logits[:, -1, :], targets[:, -1]),
+                t(
+                    "只算了最后一个位置的 loss：训练时每个位置都预测下一个字，要把 (B, T) 个位置都算进去。",
+                    "The loss is the last position's only: in training every position predicts its next token, so all B * T positions count.",
+                ),
+            ),
+            (
+                F.cross_entropy(F.softmax(flat, dim=-1), flat_targets),
+                t(
+                    "交叉熵算在 softmax 之后的概率上：F.cross_entropy 要的是 logits，它自己做 softmax。",
+                    "The cross-entropy is taken of probabilities after softmax: F.cross_entropy takes the logits and does the softmax itself.",
+                ),
+            ),
+            (
+                F.nll_loss(flat, flat_targets),
+                t("用了 nll_loss 却没有 log_softmax：直接用 F.cross_entropy(logits, targets)。", "nll_loss without log_softmax: use F.cross_entropy(logits, targets) directly."),
+            ),
         ],
     )
 

@@ -9,6 +9,7 @@ teacher build as a page in no toctree). ``docs/answers/index.md`` lists them
 with ``{exercise-toctree}``; the student edition excludes the folder
 (conf.py), so the pages are never read there.
 """
+
 from pathlib import Path
 
 from grader.exercises import IDS

@@ -5,6 +5,7 @@ roles ``{zh}`` and ``{en}`` do the same inline (figure captions). Both become
 elements with a ``lang`` attribute and a ``lang-zh`` / ``lang-en`` class, which
 ``_static/lang.js`` shows or hides as the reader chooses.
 """
+
 import re
 
 from docutils import nodes

@@ -7,6 +7,7 @@ the checks. The headers, the total and each check's "中文 / English" line
 become one phrase per language, so that the table follows the reader's
 language choice like the text around it.
 """
+
 import ast
 import html
 import re

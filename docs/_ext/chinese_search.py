@@ -5,6 +5,7 @@ tells the page it is called ``ChineseStemmer``, which does not exist: the
 search page then fails with "ChineseStemmer is not defined" (seen with
 Sphinx 9.0). This subclass ships the same stemmer under its real name.
 """
+
 from sphinx.search import _MINIFIED_JS_PATH
 from sphinx.search.zh import SearchChinese
 

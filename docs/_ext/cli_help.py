@@ -6,6 +6,7 @@ builds, so that it cannot go stale.
 parser's order (a command's own sub-commands too, should one get any): a command added to
 ``grader/cli.py`` or ``grader/teacher/verbs.py`` appears without an edit to
 any page."""
+
 import argparse
 import os
 from unittest import mock

@@ -19,6 +19,7 @@ So is a name quoted by ``{num}`` before and after code that gives it another
 value: the page would quote one name for two things (an answer quoting "the
 model above" after the next block reused its variable for another model).
 """
+
 import ast
 import doctest
 import io
@@ -28,10 +29,9 @@ import traceback
 import types
 
 from docutils import nodes
+from experiment import experiment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-
-from experiment import experiment
 
 logger = logging.getLogger(__name__)
 
@@ -179,10 +179,7 @@ class Quotes:
             if name not in self.first:
                 self.first[name] = (value, line)
             elif not _same(self.first[name][0], value):
-                problems.append(
-                    f"`{name}` was quoted at line {self.first[name][1]} and has another value now: "
-                    "the page quotes one name for two things (give the new value its own name)"
-                )
+                problems.append(f"`{name}` was quoted at line {self.first[name][1]} and has another value now: the page quotes one name for two things (give the new value its own name)")
         return problems
 
 

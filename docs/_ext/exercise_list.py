@@ -11,15 +11,16 @@ link) with the points of its public and hidden checks, and the totals.
 Nothing is typed by hand: adding a row to the table adds it here, and a test
 holds the checks' markers to the table's points (tests/unit/test_exercises.py).
 """
+
 from pathlib import Path
 
+from bilingual import lang_inline
 from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx import addnodes
 from sphinx.directives.other import TocTree
 from sphinx.util.docutils import SphinxDirective
 
-from bilingual import lang_inline
 from grader.exercises import EXERCISES, TOTAL
 
 TABLE_FILE = Path(__file__).resolve().parents[2] / "grader" / "exercises.py"
@@ -53,9 +54,7 @@ class ExerciseTable(SphinxDirective):
         body = nodes.tbody()
         group += body
         for e in EXERCISES:
-            link = addnodes.pending_xref(
-                "", nodes.literal(e.id, e.id), refdomain="std", reftype="doc", reftarget=e.id, refexplicit=False, refwarn=True, refdoc=self.env.docname
-            )
+            link = addnodes.pending_xref("", nodes.literal(e.id, e.id), refdomain="std", reftype="doc", reftarget=e.id, refexplicit=False, refwarn=True, refdoc=self.env.docname)
             body += _row([[link], [nodes.Text(str(e.public))], [nodes.Text(str(e.hidden))], [nodes.Text(str(e.points))]])
         public, hidden = sum(e.public for e in EXERCISES), sum(e.hidden for e in EXERCISES)
         body += _row([_both("合计", "total"), [nodes.Text(str(public))], [nodes.Text(str(hidden))], [nodes.Text(str(TOTAL))]])

@@ -13,6 +13,7 @@ the script's variables after its run, the same run the page shows. A number a
 page sends the reader to check in the experiment is then the number printed
 beside it, whatever the script draws.
 """
+
 import ast
 import contextlib
 import io
@@ -21,11 +22,10 @@ import sys
 import types
 from pathlib import Path
 
+from bilingual import lang_block
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
-
-from bilingual import lang_block
 
 # What an experiment may import: torch and the standard library's small helpers.
 # Not the exercises (a stub raises), not the solutions (students don't have them).
@@ -116,8 +116,13 @@ class ExperimentDirective(SphinxDirective):
 
         rel = f"experiments/{path.name}"
         download = addnodes.download_reference(
-            "", "", nodes.literal(path.name, path.name, classes=["xref", "download"]),
-            refdoc=self.env.docname, refdomain="", reftype="download", refexplicit=True,
+            "",
+            "",
+            nodes.literal(path.name, path.name, classes=["xref", "download"]),
+            refdoc=self.env.docname,
+            refdomain="",
+            reftype="download",
+            refexplicit=True,
             reftarget="/../" + rel,
         )
         cmd = nodes.literal_block(command(exercise), command(exercise), language="bash")
@@ -127,13 +132,22 @@ class ExperimentDirective(SphinxDirective):
             self.set_source_info(n)
 
         container = nodes.container(classes=["experiment"])
-        container += _para("zh", nodes.Text("这个实验只用 torch，不用你的代码，所以题目还没做完也能运行。下载 "), download.deepcopy(),
-                           nodes.Text("（课程文件夹里已有一份："), nodes.literal(rel, rel),
-                           nodes.Text("），在课程文件夹里运行："))
-        container += _para("en", nodes.Text("This experiment uses plain torch, not your code, so it runs before you "
-                                            "solve the exercise. Download "), download,
-                           nodes.Text(" (the course folder has it already: "), nodes.literal(rel, rel),
-                           nodes.Text(") and run it from the course folder:"))
+        container += _para(
+            "zh",
+            nodes.Text("这个实验只用 torch，不用你的代码，所以题目还没做完也能运行。下载 "),
+            download.deepcopy(),
+            nodes.Text("（课程文件夹里已有一份："),
+            nodes.literal(rel, rel),
+            nodes.Text("），在课程文件夹里运行："),
+        )
+        container += _para(
+            "en",
+            nodes.Text("This experiment uses plain torch, not your code, so it runs before you solve the exercise. Download "),
+            download,
+            nodes.Text(" (the course folder has it already: "),
+            nodes.literal(rel, rel),
+            nodes.Text(") and run it from the course folder:"),
+        )
         container += cmd
         container += code
         container += _para("zh", nodes.Text("构建这个网站时，它打印了："))

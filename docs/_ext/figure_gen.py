@@ -23,6 +23,7 @@ alt is "中文 / English"; lang.js narrows it to the reader's language.
 In the HTML every figure's image (these and any plain ``{figure}``) is a link
 to the (wide) image file, so a tap opens it at full size.
 """
+
 import importlib
 import inspect
 import os
@@ -65,11 +66,7 @@ def setup_matplotlib():
 
     cjk = _installed_cjk_fonts(font_manager)
     if not cjk:
-        raise RuntimeError(
-            "no Chinese font for the figures: install one of "
-            + ", ".join(CJK_FONTS)
-            + " (Debian/Ubuntu: apt-get install fonts-wqy-microhei)"
-        )
+        raise RuntimeError("no Chinese font for the figures: install one of " + ", ".join(CJK_FONTS) + " (Debian/Ubuntu: apt-get install fonts-wqy-microhei)")
     matplotlib.rcParams.update(
         {
             "font.family": ["DejaVu Sans", cjk[0]],
@@ -120,8 +117,7 @@ class GeneratedFigure(Figure):
         alt = drawn.alt
         if alt is None:
             logger.warning(
-                f"figure {name}: docs/figures/{name}.py gives no alt text: "
-                'an ALT = {"zh": ..., "en": ...} or an alt() returning one, saying what the figure shows',
+                f'figure {name}: docs/figures/{name}.py gives no alt text: an ALT = {{"zh": ..., "en": ...}} or an alt() returning one, saying what the figure shows',
                 location=(env.docname, self.lineno),
             )
         own_alt = alt is not None and "alt" not in self.options  # a page's :alt: comes first

@@ -8,6 +8,7 @@ cross-references and the search dictionary.
 - the Chinese terms are added to the search's word list (jieba), so that
   searching 掩码 finds the pages about masking.
 """
+
 import csv
 import functools
 from pathlib import Path
@@ -76,9 +77,7 @@ def gls_role(name, rawtext, text, lineno, inliner, options=None, content=None):
         if term not in seen:
             seen.add(term)
             shown = f"{term}（{row['en']}）"
-    ref = addnodes.pending_xref(
-        rawtext, refdomain="std", reftype="term", reftarget=(row["zh"] if term == row["zh"] else row["en"]).lower(), refexplicit=True, refwarn=True
-    )
+    ref = addnodes.pending_xref(rawtext, refdomain="std", reftype="term", reftarget=(row["zh"] if term == row["zh"] else row["en"]).lower(), refexplicit=True, refwarn=True)
     ref += nodes.inline(shown, shown, classes=["xref", "std", "std-term"])
     return [ref], []
 

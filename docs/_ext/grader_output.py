@@ -19,6 +19,7 @@ a page's list of mistakes the checks catch stays true.
 All samples of a build are graded by one grader in one subprocess (the grader
 forks, which is no business of Sphinx's process), started by the first use.
 """
+
 import html
 import json
 import os
@@ -195,8 +196,8 @@ def submission(spec: str, into: Path) -> tuple[Path, str | None]:
 def main(result_file: str, specs: list[str], all_checks: bool = False) -> None:
     """Grade each spec into ``result_file``: with a student's copy of the
     checks, or with ``all_checks`` the teacher's (hidden ones included)."""
-    from grader.student import report
     from grader.engine.grading import Grader, Job
+    from grader.student import report
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="docs-grader-") as tmp:

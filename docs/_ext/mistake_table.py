@@ -28,6 +28,7 @@ build runs with -W). The page is in the teacher edition only; all the
 catalogue files are graded in one run of that script, the first time a table
 is needed.
 """
+
 import ast
 import html
 import json
@@ -38,13 +39,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+import grader_output
+from bilingual import lang_block, lang_inline
+from check_list import _name as check_name
 from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-import grader_output
-from bilingual import lang_block, lang_inline
-from check_list import _name as check_name
 from grader.exercises import BY_ID, IDS
 from grader.teacher.report.class_data import check_data
 
@@ -97,7 +98,10 @@ def graded() -> dict:
         try:
             proc = subprocess.run(
                 [sys.executable, grader_output.__file__, "--all-checks", result_file, *missing],
-                cwd=grader_output.ROOT, capture_output=True, text=True, timeout=900,
+                cwd=grader_output.ROOT,
+                capture_output=True,
+                text=True,
+                timeout=900,
                 env={**os.environ, "PYTHONPATH": os.pathsep.join([str(grader_output.ROOT), os.environ.get("PYTHONPATH", "")])},
             )
             if proc.returncode != 0:
@@ -264,12 +268,14 @@ class MistakeTable(_CatalogueDirective):
                     caught += [nodes.Text(" ("), *_both("隐藏", "hidden"), nodes.Text(")")]
             en, zh = texts[stem] or (stem, stem)
             named = [block for zh_d, en_d in diagnoses(sample) for block in _blocks(zh_d, en_d)]
-            body += _row([
-                _named(name, zh, en),
-                [nodes.Text(_num(points_lost(sample)))],
-                caught,
-                named or [nodes.Text("—")],
-            ])
+            body += _row(
+                [
+                    _named(name, zh, en),
+                    [nodes.Text(_num(points_lost(sample)))],
+                    caught,
+                    named or [nodes.Text("—")],
+                ]
+            )
         return [table]
 
 
@@ -294,7 +300,10 @@ class UncaughtTable(_CatalogueDirective):
             if points_lost(sample) or catching_checks(sample):
                 logger.warning(
                     "tests/catalogue/uncaught/%s.py loses %s points (%s): a check catches it now, so it belongs in tests/catalogue/wrong/",
-                    stem, _num(points_lost(sample)), ", ".join(c for c, _ in catching_checks(sample)), location=self.get_location(),
+                    stem,
+                    _num(points_lost(sample)),
+                    ", ".join(c for c, _ in catching_checks(sample)),
+                    location=self.get_location(),
                 )
             en, zh = texts[stem] or (stem, stem)
             body += _row([[nodes.literal(exercise, exercise)], _named(name, zh, en)])

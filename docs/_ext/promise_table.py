@@ -8,14 +8,14 @@ test the same rule in the student's own run. Nothing is typed into the page:
 a check renamed or added without its entry fails ``tests/unit/test_promises.py``
 and this directive. Teacher edition only (it names the hidden checks).
 """
+
 import importlib.util
 from pathlib import Path
 
-from docutils import nodes
-from sphinx.util.docutils import SphinxDirective
-
 import check_list
 from bilingual import lang_inline
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMISES = ROOT / "checks" / "promises.py"

@@ -16,6 +16,7 @@ its ``{answer}``. The answer becomes ``<details>``: closed until the reader
 opens it, so they can think first. Its text is parsed like the rest of the
 page, so ``{num}`` numbers inside it are computed at build time too.
 """
+
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 

@@ -12,13 +12,14 @@ bilingual note just before it, naming what it uses and from which file:
 The names come from the example's own import lines, so the note cannot drift
 from the code. Examples that use only torch get no note.
 """
+
 import ast
 import doctest
 
-from docutils import nodes
-
 from bilingual import lang_block
 from computed import is_doctest
+from docutils import nodes
+
 from grader.exercises import IDS
 
 # After computed.run_page (priority 500), which collects and runs the page's
@@ -52,9 +53,7 @@ def student_imports(source: str) -> dict[str, list[str]]:
 
 def _names_and_files(imports: dict[str, list[str]], lang: str) -> list[nodes.Node]:
     """``a``、``b``（exercises/x.py）和 ``c``（exercises/y.py） / ``a`` and ``b`` (exercises/x.py) and ..."""
-    name_sep, group_sep, file_open, file_close = (
-        ("、", "和 ", "（", "）") if lang == "zh" else (", ", " and ", " (", ")")
-    )
+    name_sep, group_sep, file_open, file_close = ("、", "和 ", "（", "）") if lang == "zh" else (", ", " and ", " (", ")")
     out: list[nodes.Node] = []
     for g, (module, names) in enumerate(imports.items()):
         if g:
@@ -75,7 +74,8 @@ def note(imports: dict[str, list[str]]) -> nodes.container:
     several_names = several_files or len(next(iter(imports.values()))) > 1
     zh = lang_block(lang="zh")
     zh += nodes.paragraph(
-        "", "",
+        "",
+        "",
         nodes.Text("这个例子用到你写的 "),
         *_names_and_files(imports, "zh"),
         nodes.Text(f"：做完{'这几道题' if several_files else '这道题'}之前，{'它们' if several_names else '它'}会报 "),
@@ -84,11 +84,11 @@ def note(imports: dict[str, list[str]]) -> nodes.container:
     )
     en = lang_block(lang="en")
     en += nodes.paragraph(
-        "", "",
+        "",
+        "",
         nodes.Text("This example runs your "),
         *_names_and_files(imports, "en"),
-        nodes.Text(f": until you finish {'these exercises' if several_files else 'the exercise'}, "
-                   f"{'they raise' if several_names else 'it raises'} "),
+        nodes.Text(f": until you finish {'these exercises' if several_files else 'the exercise'}, {'they raise' if several_names else 'it raises'} "),
         nodes.literal("NotImplementedError", "NotImplementedError"),
         nodes.Text("."),
     )

@@ -11,6 +11,7 @@ Inside shared pages:
 As a last guard, the student build fails if any page depends on a file in
 ``solutions/`` or ``checks/hidden/``.
 """
+
 from pathlib import Path
 
 from sphinx.directives.other import TocTree

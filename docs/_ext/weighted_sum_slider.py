@@ -8,6 +8,7 @@ factors 0 and 1 are kept in ``data-expected`` for the browser test.
 The label and the slider wrap onto two lines and the table scrolls inside
 its box (``_static/site.css``), so the box fits a phone's screen.
 """
+
 import html
 import json
 
@@ -46,9 +47,7 @@ class WeightedSumSlider(SphinxDirective):
         now = compute(scores, values, 1.0)
         expected = {"0": compute(scores, values, 0.0), "1": now}
         rows = "".join(
-            f'<tr><td>{j}</td><td>[{", ".join(f"{v:g}" for v in values[j])}]</td>'
-            f'<td class="ws-score">{scores[j]:.2f}</td><td class="ws-weight">{w:.3f}</td></tr>'
-            for j, w in enumerate(now["weights"])
+            f'<tr><td>{j}</td><td>[{", ".join(f"{v:g}" for v in values[j])}]</td><td class="ws-score">{scores[j]:.2f}</td><td class="ws-weight">{w:.3f}</td></tr>' for j, w in enumerate(now["weights"])
         )
         summary = ", ".join(f"{x:.3f}" for x in now["summary"])
         markup = f"""

@@ -3,8 +3,8 @@
 One picture for every screen: no text under 10 points, 11 CSS px or more on a
 390 px phone (docs/_ext/figure_gen.py).
 """
-import matplotlib.pyplot as plt
 
+import matplotlib.pyplot as plt
 from ex1_averaging import averaging_matrix
 
 T = 6
@@ -14,8 +14,7 @@ def alt() -> dict:
     w = averaging_matrix(T)
     firsts = [f"{w[i, 0].item():.2f}" for i in range(T)]
     return {
-        "zh": f"{T}×{T} 的表，averaging_matrix({T})，格子里写着数：第 i 行的前 i + 1 格都是 1/(i + 1)，"
-        f"从第 0 行到第 {T - 1} 行依次是 {'、'.join(firsts)}；对角线以上都是 0，每行之和为 1。",
+        "zh": f"{T}×{T} 的表，averaging_matrix({T})，格子里写着数：第 i 行的前 i + 1 格都是 1/(i + 1)，从第 0 行到第 {T - 1} 行依次是 {'、'.join(firsts)}；对角线以上都是 0，每行之和为 1。",
         "en": f"A {T}×{T} table, averaging_matrix({T}), with the numbers in its cells: the first i + 1 cells of row i "
         f"are 1/(i + 1), {', '.join(firsts)} from row 0 to row {T - 1}; everything above the diagonal is 0, "
         "and each row adds up to 1.",

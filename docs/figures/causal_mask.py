@@ -4,9 +4,9 @@ Wide: the three panels side by side. Narrow, for phones: one under another,
 4 inches wide with no text under 10 points (11 CSS px or more on a 390 px
 phone, docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 import torch
-
 from ex4_masking import causal_mask, causal_weights
 
 T, SEED = 5, 4

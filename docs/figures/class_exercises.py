@@ -13,6 +13,7 @@ drawn by the same code.
 (11 CSS px or more on a 390 px phone, docs/_ext/figure_gen.py): the report's
 figure is 6.3 inches wide with text of 7 points.
 """
+
 import functools
 import math
 import os
@@ -54,11 +55,7 @@ def graded_class() -> class_data.ClassData:
 def histograms() -> dict:
     """Exercise -> the report's bins (low, high, count) of the graded students' points, as class_report makes them."""
     data = graded_class()
-    return {
-        ex: class_report.bins([s.points[ex] for s in data.graded], data.maxima[ex])
-        for ex in data.exercises
-        if data.maxima[ex] > 0
-    }
+    return {ex: class_report.bins([s.points[ex] for s in data.graded], data.maxima[ex]) for ex in data.exercises if data.maxima[ex] > 0}
 
 
 def alt() -> dict:
@@ -67,10 +64,8 @@ def alt() -> dict:
     each_zh = "；".join(f"{ex.split('_')[0]} 平均 {m:.1f} / {data.maxima[ex]:g}" for ex, m in means.items())
     each_en = "; ".join(f"{ex.split('_')[0]} {m:.1f} of {data.maxima[ex]:g}" for ex, m in means.items())
     return {
-        "zh": f"{len(means)} 张直方图，一道练习一张：示例班级 {len(data.graded)} 名已评分学生每道练习的得分分布，"
-        f"横轴是得分，纵轴是人数。各练习的平均分：{each_zh}。",
-        "en": f"{len(means)} histograms, one per exercise: how the example class's {len(data.graded)} graded students "
-        f"scored on each exercise, points across, students up. The mean points: {each_en}.",
+        "zh": f"{len(means)} 张直方图，一道练习一张：示例班级 {len(data.graded)} 名已评分学生每道练习的得分分布，横轴是得分，纵轴是人数。各练习的平均分：{each_zh}。",
+        "en": f"{len(means)} histograms, one per exercise: how the example class's {len(data.graded)} graded students scored on each exercise, points across, students up. The mean points: {each_en}.",
     }
 
 

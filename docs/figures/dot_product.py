@@ -4,9 +4,9 @@ Wide: the two panels side by side. Narrow, for phones: one under the other,
 4 inches wide with no text under 9.5 points (11 CSS px or more on a 390 px
 phone, docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 import torch
-
 from ex2_scores import attention_scores
 
 Q = torch.tensor([[[1.0, 0.0], [1.0, 1.0]]])  # (B=1, T=2, hs=2)
@@ -25,8 +25,7 @@ def alt() -> dict:
     ks = [f"k{j} = {_vec(k)}" for j, k in enumerate(K[0])]
     cells = [f"q{i}·k{j} = {scores[i, j]:g}" for i in range(T) for j in range(T)]
     return {
-        "zh": f"两幅图。平面上画着两个查询 {'、'.join(qs)}（蓝色箭头）和两个键 {'、'.join(ks)}（橙色箭头）。"
-        f"{T}×{T} 的表 attention_scores(q, k)，行是查询，列是键：{'，'.join(cells)}。",
+        "zh": f"两幅图。平面上画着两个查询 {'、'.join(qs)}（蓝色箭头）和两个键 {'、'.join(ks)}（橙色箭头）。{T}×{T} 的表 attention_scores(q, k)，行是查询，列是键：{'，'.join(cells)}。",
         "en": f"Two pictures. A plane with two queries, {', '.join(qs)} (blue arrows), and two keys, {', '.join(ks)} "
         f"(orange arrows). A {T}×{T} table, attention_scores(q, k), rows queries and columns keys: {', '.join(cells)}.",
     }

@@ -3,11 +3,11 @@
 The narrow variant, for phones, is the same diagram 4.4 inches wide with no
 text under 10 points (11 CSS px or more on a 390 px phone, docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 import torch
-from matplotlib.patches import FancyBboxPatch
-
 from ex6_block import Block
+from matplotlib.patches import FancyBboxPatch
 
 N_EMBD, N_HEAD, BLOCK_SIZE = 32, 4, 8
 

@@ -3,6 +3,7 @@
 The narrow variant, for phones, is 4 inches wide with no text under 9.5
 points (11 CSS px or more on a 390 px phone, docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 
 from figures import gpt_trained

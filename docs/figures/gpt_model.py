@@ -4,11 +4,11 @@ The narrow variant, for phones, is 4.4 inches wide with no text under 10
 points (11 CSS px or more on a 390 px phone, docs/_ext/figure_gen.py): one
 column, the position embeddings coming in from the side.
 """
+
 import matplotlib.pyplot as plt
 import torch
-from matplotlib.patches import FancyBboxPatch
-
 from ex7_gpt import GPT
+from matplotlib.patches import FancyBboxPatch
 
 VOCAB_SIZE, N_EMBD, N_HEAD, N_LAYER, BLOCK_SIZE = 65, 32, 4, 3, 8
 
@@ -96,19 +96,19 @@ def _draw_narrow(m):
     _arrow(ax, cx, 8.9, 9.4)
     ax.text(cx, 9.7, f"logits  (B, T, vocab_size={VOCAB_SIZE})", ha="center", va="center", fontsize=fs)
     _arrow(ax, cx, 10.0, 10.5)
-    ax.text(cx, 11.5, "generate：最后一个位置 → softmax\n→ torch.multinomial → 下一个字\n"
-            "last position → softmax →\ntorch.multinomial → next token", ha="center", va="center", fontsize=fs)
+    ax.text(cx, 11.5, "generate：最后一个位置 → softmax\n→ torch.multinomial → 下一个字\nlast position → softmax →\ntorch.multinomial → next token", ha="center", va="center", fontsize=fs)
     # The loop: the new token is appended to idx, which is cropped to the last block_size tokens.
     xr = xmax - 0.15
     ax.plot([cx + 3.0, xr, xr], [11.5, 11.5, 0.4], color="#2c6fbb", lw=1.5)
     ax.annotate("", (cx + 1.9, 0.4), (xr, 0.4), arrowprops={"arrowstyle": "->", "color": "#2c6fbb", "lw": 1.5})
-    ax.text(6.1, 7.8, f"接在后面，\n只留最后\nblock_size={BLOCK_SIZE}\n个字\n\nappend,\nkeep the last\nblock_size={BLOCK_SIZE}",
-            color="#2c6fbb", fontsize=fs, va="center")
+    ax.text(6.1, 7.8, f"接在后面，\n只留最后\nblock_size={BLOCK_SIZE}\n个字\n\nappend,\nkeep the last\nblock_size={BLOCK_SIZE}", color="#2c6fbb", fontsize=fs, va="center")
     ax.text(
-        xmax / 2, 13.4,
-        f"GPT(vocab_size={VOCAB_SIZE}, n_embd={N_EMBD},\nn_head={N_HEAD}, n_layer={N_LAYER}, block_size={BLOCK_SIZE})\n"
-        f"共 {parameters(m):,} 个参数 / parameters in all",
-        ha="center", va="center", fontsize=fs,
+        xmax / 2,
+        13.4,
+        f"GPT(vocab_size={VOCAB_SIZE}, n_embd={N_EMBD},\nn_head={N_HEAD}, n_layer={N_LAYER}, block_size={BLOCK_SIZE})\n共 {parameters(m):,} 个参数 / parameters in all",
+        ha="center",
+        va="center",
+        fontsize=fs,
     )
     return fig
 
@@ -154,23 +154,27 @@ def draw(narrow: bool = False):
     ax.text(mid, 10.4, f"logits  (B, T, vocab_size={VOCAB_SIZE})", ha="center", fontsize=10)
     arrow(mid, 10.7, 11.5)
     ax.text(
-        mid, 12.0,
-        "generate：最后一个位置 → softmax → torch.multinomial → 下一个字\n"
-        "last position → softmax → torch.multinomial → next token",
-        ha="center", va="center", fontsize=8.5,
+        mid,
+        12.0,
+        "generate：最后一个位置 → softmax → torch.multinomial → 下一个字\nlast position → softmax → torch.multinomial → next token",
+        ha="center",
+        va="center",
+        fontsize=8.5,
     )
     # The loop: the new token is appended to idx, which is cropped to the last block_size tokens.
     xr = 10.6
     ax.plot([mid + 3.3, xr, xr], [12.0, 12.0, 0.6], color="#2c6fbb", lw=1.5)
     ax.annotate("", (mid + 3.2, 0.6), (xr, 0.6), arrowprops={"arrowstyle": "->", "color": "#2c6fbb", "lw": 1.5})
     ax.text(
-        xr + 0.15, 6.3,
+        xr + 0.15,
+        6.3,
         f"接在后面，\n只留最后\nblock_size={BLOCK_SIZE}\n个字\n\nappend,\nkeep the last\nblock_size={BLOCK_SIZE}",
-        color="#2c6fbb", fontsize=8, va="center",
+        color="#2c6fbb",
+        fontsize=8,
+        va="center",
     )
     ax.set_title(
-        f"GPT(vocab_size={VOCAB_SIZE}, n_embd={N_EMBD}, n_head={N_HEAD}, n_layer={N_LAYER}, block_size={BLOCK_SIZE})\n"
-        f"共 {parameters(m):,} 个参数 / parameters in all",
+        f"GPT(vocab_size={VOCAB_SIZE}, n_embd={N_EMBD}, n_head={N_HEAD}, n_layer={N_LAYER}, block_size={BLOCK_SIZE})\n共 {parameters(m):,} 个参数 / parameters in all",
         fontsize=10,
     )
     return fig

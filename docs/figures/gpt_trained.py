@@ -24,6 +24,7 @@ trained again at build time and must agree with the saved loss.
 tests/student/test_write.py checks that the weights still load and reach the losses
 they were saved with, and that they were trained on corpus.txt as it is.
 """
+
 import contextlib
 import functools
 import sys

@@ -3,6 +3,7 @@
 One picture for every screen: 4.2 inches wide with no text under 10 points,
 its smallest text is 11 CSS px or more on a 390 px phone (docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -49,8 +50,7 @@ def how_to_read() -> dict:
     """How a heat map of these figures is read, for the alt texts."""
     s = gpt_trained.SENTENCE
     return {
-        "zh": f"每一行是正在读的字，每一列是被关注的字，都按句子的顺序，共 {len(s)} 个字；"
-        "格子颜色越深，权重越大（0 到 1）；对角线以上是未来，权重都是 0。",
+        "zh": f"每一行是正在读的字，每一列是被关注的字，都按句子的顺序，共 {len(s)} 个字；格子颜色越深，权重越大（0 到 1）；对角线以上是未来，权重都是 0。",
         "en": f"each row is the character being read and each column a character attended to, in the sentence's "
         f"order ({len(s)} characters); the darker a cell, the larger the weight (0 to 1); above the diagonal "
         "is the future, where every weight is 0.",
@@ -64,7 +64,8 @@ def alt() -> dict:
     top = strongest(w)
     return {
         "zh": f"热图：训练好的小 GPT 第 {LAYER + 1} 块第 {HEAD + 1} 个头读“{s}”时的注意力权重。{read['zh']}"
-        + "最集中的两行：" + "；".join(f"读“{a}”时 {v:.2f} 的权重给了“{b}”" for a, b, v in top)
+        + "最集中的两行："
+        + "；".join(f"读“{a}”时 {v:.2f} 的权重给了“{b}”" for a, b, v in top)
         + f"。除第一行外，有 {focused(w)} 行把一半以上的权重给了同一个字。",
         "en": f"Heat map: the attention weights of block {LAYER + 1}, head {HEAD + 1} of the trained small GPT "
         f"reading {s}. {read['en'][0].upper()}{read['en'][1:]} The most focused rows: "

@@ -5,6 +5,7 @@ Narrow, for phones: the heads one under another, each with its colour bar
 (one at the bottom would be a long way down); 4.2 inches wide like gpt_trained_head, so that its text of 10 points
 is 11 CSS px or more on a 390 px phone (docs/_ext/figure_gen.py).
 """
+
 import math
 
 import matplotlib.pyplot as plt
@@ -35,8 +36,7 @@ def alt() -> dict:
     read = how_to_read()
     return {
         "zh": f"{n} 张热图，一个头一张：训练好的小 GPT 第 {LAYER + 1} 块的 {n} 个头读同一句话“{s}”时的注意力权重。"
-        f"{read['zh']}各个头看的地方不一样：读“{char}”时，头 1 到头 {n} 最关注的字依次是"
-        + "、".join(f"“{c}”" for c in favourites) + "。",
+        f"{read['zh']}各个头看的地方不一样：读“{char}”时，头 1 到头 {n} 最关注的字依次是" + "、".join(f"“{c}”" for c in favourites) + "。",
         "en": f"{n} heat maps, one per head: the attention weights of the {n} heads of block {LAYER + 1} of the trained "
         f"small GPT reading the same sentence, {s}. In each, {read['en']} The heads look at different places: reading "
         f"{char}, heads 1 to {n} attend most to " + ", ".join(favourites) + ".",

@@ -6,13 +6,13 @@ shown comes from running the reference ``Head`` on a short line; none is typed i
 The narrow variant, for phones, is the same boxes 4.6 inches wide with no text
 under 10 points (11 CSS px or more on a 390 px phone, docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
-from matplotlib.patches import FancyBboxPatch
-
 from ex4_masking import causal_weights
 from ex5_head import Head
+from matplotlib.patches import FancyBboxPatch
 
 LINE, N_EMBD, HEAD_SIZE, SEED = "春江花月", 16, 8, 1
 
@@ -61,8 +61,7 @@ def alt() -> dict:
         "zh": f"一个注意力头 Head(n_embd={N_EMBD}, head_size={HEAD_SIZE}) 读“{LINE}”（x 的形状是 {_shape(r['x'])}）的六步，"
         "从上往下：" + "；".join(f"{n + 1}. {t}：{code}" for n, (t, code) in enumerate(zh)) + "。",
         "en": f"The six steps of one attention head, Head(n_embd={N_EMBD}, head_size={HEAD_SIZE}), reading {LINE} "
-        f"(x of shape {_shape(r['x'])}), top to bottom: "
-        + "; ".join(f"{n + 1}. {t}: {code}" for n, (t, code) in enumerate(en)) + ".",
+        f"(x of shape {_shape(r['x'])}), top to bottom: " + "; ".join(f"{n + 1}. {t}: {code}" for n, (t, code) in enumerate(en)) + ".",
     }
 
 
@@ -85,9 +84,7 @@ def draw(narrow: bool = False):
     for n, (zh, en, code) in enumerate(rows):
         top = height * (len(rows) - n)
         y = top - height / 2
-        ax.add_patch(FancyBboxPatch((0.2, top - height + 0.25), 9.6, height - 0.5,
-                                    boxstyle="round,pad=0.02,rounding_size=0.15",
-                                    facecolor="#f3effa" if n != 3 else "#e6dcf5", edgecolor="#6a51a3"))
+        ax.add_patch(FancyBboxPatch((0.2, top - height + 0.25), 9.6, height - 0.5, boxstyle="round,pad=0.02,rounding_size=0.15", facecolor="#f3effa" if n != 3 else "#e6dcf5", edgecolor="#6a51a3"))
         ax.add_patch(plt.Circle((0.8, y), 0.42, color="#6a51a3"))
         ax.text(0.8, y, str(n + 1), ha="center", va="center", fontsize=15 if not narrow else 13, color="white")
         ax.text(1.5, y + 0.5, zh, ha="left", va="center", fontsize=zh_size)
@@ -95,7 +92,6 @@ def draw(narrow: bool = False):
         ax.text(1.5, y - 0.5, code, ha="left", va="center", fontsize=code_size, family=["DejaVu Sans Mono", *plt.rcParams["font.family"][1:]], color="#3f007d")
         if n + 1 < len(rows):
             # down to the next box, across the gap between the two
-            ax.annotate("", xy=(0.8, top - height - 0.25), xytext=(0.8, top - height + 0.25),
-                        arrowprops={"arrowstyle": "-|>", "color": "#6a51a3", "lw": 2, "mutation_scale": 18})
+            ax.annotate("", xy=(0.8, top - height - 0.25), xytext=(0.8, top - height + 0.25), arrowprops={"arrowstyle": "-|>", "color": "#6a51a3", "lw": 2, "mutation_scale": 18})
     fig.tight_layout()
     return fig

@@ -3,10 +3,10 @@
 One picture for every screen: no text under 10 points, 11 CSS px or more on a
 390 px phone (docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
-
 from ex2_scores import attention_scores
 from ex3_scaling import scale_scores
 from ex4_masking import causal_weights

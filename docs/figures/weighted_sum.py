@@ -4,9 +4,9 @@ Wide: the two panels side by side. Narrow, for phones: one under the other,
 4 inches wide with no text under 9.5 points (11 CSS px or more on a 390 px
 phone, docs/_ext/figure_gen.py).
 """
+
 import matplotlib.pyplot as plt
 import torch
-
 from ex0_weighted_sum import weighted_sum
 
 SCORES = torch.tensor([2.0, 1.0, 0.0])

@@ -7,6 +7,7 @@ mistake the check lists computes (a diagnosis: ``one_diagnosis``). When the
 answer is wrong only because another function of the exercise is, the check
 says so instead (``caused_by``).
 """
+
 import functools
 import hashlib
 import math
@@ -17,7 +18,24 @@ import torch
 
 from grader.text import Text, count, t
 
-__all__ = ["t", "Text", "CheckFailed", "SubmissionFault", "expect", "expect_close", "expect_grads", "expect_parts", "expect_tokens", "expect_draws", "caused_by", "FALSE_ALARM", "fmt", "randn", "randint", "pick"]
+__all__ = [
+    "t",
+    "Text",
+    "CheckFailed",
+    "SubmissionFault",
+    "expect",
+    "expect_close",
+    "expect_grads",
+    "expect_parts",
+    "expect_tokens",
+    "expect_draws",
+    "caused_by",
+    "FALSE_ALARM",
+    "fmt",
+    "randn",
+    "randint",
+    "pick",
+]
 
 
 class CheckFailed(AssertionError):
@@ -69,7 +87,7 @@ def fmt(x, decimals: int = 4, max_rows: int = 4, max_cols: int = 5) -> str:
     if x.dim() == 0:
         return _num(x.item(), decimals)
     if x.dim() == 1:
-        cut = x[:max_cols * 2]
+        cut = x[: max_cols * 2]
         more = ", ..." if x.numel() > cut.numel() else ""
         return "[" + ", ".join(_num(v, decimals) for v in cut.tolist()) + more + "]"
     prefix = ""
@@ -463,8 +481,7 @@ def expect_draws(tokens: torch.Tensor, probs: torch.Tensor, what: Text, diagnose
     where = t(f"{step}和第 {first['rows']} 行同样分布的 {n} 行", f"{step_en}the {n} rows that draw from the same distribution as row {first['rows']}")
     v, k, lo, hi = first["token"], first["count"], first["lo"], first["hi"]
     difference = t(
-        f"{where.zh}：字 {v} 被抽到 {k} 次（{k / n:.4f}），它的概率是 {float(p[v]):.4f}，正确的抽样抽到它 {lo + 1} 到 {hi - 1} 次"
-        f"（超出的机会小于百万分之一）；共有 {len(bad)} 个计数超出范围",
+        f"{where.zh}：字 {v} 被抽到 {k} 次（{k / n:.4f}），它的概率是 {float(p[v]):.4f}，正确的抽样抽到它 {lo + 1} 到 {hi - 1} 次（超出的机会小于百万分之一）；共有 {len(bad)} 个计数超出范围",
         f"{where.en}: token {v} was drawn {k} times ({k / n:.4f}); its probability is {float(p[v]):.4f}, so a right sampler draws it "
         f"{lo + 1} to {hi - 1} times (it falls outside with probability below one in a million); {count(len(bad), 'count')} {'falls' if len(bad) == 1 else 'fall'} outside",
     )

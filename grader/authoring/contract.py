@@ -4,6 +4,7 @@ Checks load these (random, reproducible) values into both the reference and
 the submission, so that the two compute with the same weights; names and
 shapes are the contract from the exercises' docstrings.
 """
+
 import math
 
 import torch
@@ -366,15 +367,27 @@ def sampling_diagnoses(state: dict, tokens: torch.Tensor, T: int) -> list:
                 f"Only the {k} most likely tokens are ever drawn: the others were cut off before drawing (top-k or top-p). Draw from the whole softmax: every token has its chance.",
             )
         out.append((kept, hint))
-    out.insert(1, (generate_probs(state, tokens, T, position=0), t(
-        "抽样用的是第一个位置的 logits：下一个字要看最后一个位置，logits[:, -1, :]。",
-        "This samples from the first position's logits: the next token comes from the last position, logits[:, -1, :].",
-    )))
+    out.insert(
+        1,
+        (
+            generate_probs(state, tokens, T, position=0),
+            t(
+                "抽样用的是第一个位置的 logits：下一个字要看最后一个位置，logits[:, -1, :]。",
+                "This samples from the first position's logits: the next token comes from the last position, logits[:, -1, :].",
+            ),
+        ),
+    )
     if bool((logits >= 0).all()):
-        out.insert(2, (logits / logits.sum(-1, keepdim=True), t(
-            "抽样的概率和 logits 本身成正比：logits 不是概率，要先做 softmax。",
-            "The tokens are drawn in proportion to the logits themselves: logits are no probabilities, take the softmax first.",
-        )))
+        out.insert(
+            2,
+            (
+                logits / logits.sum(-1, keepdim=True),
+                t(
+                    "抽样的概率和 logits 本身成正比：logits 不是概率，要先做 softmax。",
+                    "The tokens are drawn in proportion to the logits themselves: logits are no probabilities, take the softmax first.",
+                ),
+            ),
+        )
     # A temperature: the scale of the logits that explains the draws best
     # (the most likely), found on each distinct row of logits with its counts.
     new = tokens[:, T:]
@@ -383,10 +396,15 @@ def sampling_diagnoses(state: dict, tokens: torch.Tensor, T: int) -> list:
     scales = torch.exp(torch.linspace(math.log(0.2), math.log(5.0), 241, dtype=torch.float64))
     fit = (torch.log_softmax(scales[:, None, None] * rows, dim=-1) * counts).sum(dim=(1, 2))  # (241,)
     best = float(scales[int(fit.argmax())])
-    out.append((torch.softmax(logits * best, dim=-1), t(
-        f"抽到的频率像是 softmax(logits / {1 / best:.2g})：多了一个温度。要从 softmax(logits) 本身抽样，不要除以任何数。",
-        f"The draws look like softmax(logits / {1 / best:.2g}): a temperature crept in. Draw from softmax(logits) itself, divided by nothing.",
-    )))
+    out.append(
+        (
+            torch.softmax(logits * best, dim=-1),
+            t(
+                f"抽到的频率像是 softmax(logits / {1 / best:.2g})：多了一个温度。要从 softmax(logits) 本身抽样，不要除以任何数。",
+                f"The draws look like softmax(logits / {1 / best:.2g}): a temperature crept in. Draw from softmax(logits) itself, divided by nothing.",
+            ),
+        )
+    )
     return out
 
 
@@ -402,14 +420,29 @@ def expect_sampling(endpoint, init: list, state: dict, idx: torch.Tensor, max_ne
     vocab_size = state["lm_head.weight"].shape[0]
     shape = (idx.shape[0], T + max_new_tokens)
     if tuple(got.shape) != shape:
-        raise CheckFailed(what, f"shape {tuple(got.shape)}", f"shape {shape}", difference=t("形状不对：前 T 列是 idx，后面接 max_new_tokens 个新字", "the shape differs: the first T columns are idx, then max_new_tokens new tokens"))
+        raise CheckFailed(
+            what,
+            f"shape {tuple(got.shape)}",
+            f"shape {shape}",
+            difference=t("形状不对：前 T 列是 idx，后面接 max_new_tokens 个新字", "the shape differs: the first T columns are idx, then max_new_tokens new tokens"),
+        )
     if got.dtype != torch.long:
         raise CheckFailed(what, f"dtype {got.dtype}", "dtype torch.int64", difference=t(f"类型是 {got.dtype}，字的编号要是 torch.long", f"the dtype is {got.dtype}: token ids are torch.long"))
     if not torch.equal(got[:, :T], idx):
         rows = int((got[:, :T] != idx).any(-1).sum())
-        raise CheckFailed(what, t(f"前 {T} 列有 {rows} 行和 idx 不同", f"the first {T} columns differ from idx in {count(rows, 'row')}").inline(), t(f"前 {T} 列就是 idx", f"the first {T} columns are idx").inline(), difference=t("generate 要把新字接在 idx 后面，idx 本身不变", "generate appends the new tokens to idx and leaves idx itself as it is"))
+        raise CheckFailed(
+            what,
+            t(f"前 {T} 列有 {rows} 行和 idx 不同", f"the first {T} columns differ from idx in {count(rows, 'row')}").inline(),
+            t(f"前 {T} 列就是 idx", f"the first {T} columns are idx").inline(),
+            difference=t("generate 要把新字接在 idx 后面，idx 本身不变", "generate appends the new tokens to idx and leaves idx itself as it is"),
+        )
     outside = (got < 0) | (got >= vocab_size)
     if bool(outside.any()):
         bad = int(got[outside][0])
-        raise CheckFailed(what, t(f"字 {bad}", f"token {bad}").inline(), f"0 .. {vocab_size - 1}", difference=t(f"{int(outside.sum())} 个字的编号不在 0 到 {vocab_size - 1} 之间", f"{int(outside.sum())} token ids are outside 0 .. {vocab_size - 1}"))
+        raise CheckFailed(
+            what,
+            t(f"字 {bad}", f"token {bad}").inline(),
+            f"0 .. {vocab_size - 1}",
+            difference=t(f"{int(outside.sum())} 个字的编号不在 0 到 {vocab_size - 1} 之间", f"{int(outside.sum())} token ids are outside 0 .. {vocab_size - 1}"),
+        )
     expect_draws(got[:, T:], generate_probs(state, got, T), what, diagnoses=lambda: sampling_diagnoses(state, got, T))

@@ -36,6 +36,7 @@ students' ``grade`` environment stays lean: Hypothesis is not in it.
 ``tests/unit/test_domain.py`` reads every stub's docstring and fails when a
 promise it makes has no entry here that covers it (``PROMISES``).
 """
+
 from dataclasses import dataclass, field
 
 import torch

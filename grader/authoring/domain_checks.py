@@ -7,6 +7,7 @@ with the contract's weights, in eval and train mode, forward and backward,
 with its parameters and parts held to the contract's. A batch's answer
 that failed is its fault, raised (``unpack``) only where a check looks at it.
 """
+
 import torch
 
 from grader.authoring.domain import DOMAINS, draws
@@ -53,13 +54,18 @@ def expect_function(sub, ref, name: str, seed: int, n: int | None = None, diagno
                 grad_what,
                 "None",
                 t("一个张量", "a tensor").inline(),
-                t("结果不依赖这个参数：计算图被切断了（detach，或在 torch.no_grad() 里算的）。梯度要能穿过这个函数传回输入。", "The result does not depend on this argument: the graph is cut (detach, or computed under torch.no_grad()). Gradients must flow through this function back to its inputs."),
+                t(
+                    "结果不依赖这个参数：计算图被切断了（detach，或在 torch.no_grad() 里算的）。梯度要能穿过这个函数传回输入。",
+                    "The result does not depend on this argument: the graph is cut (detach, or computed under torch.no_grad()). Gradients must flow through this function back to its inputs.",
+                ),
                 diagnosed=True,
             )
             expect_close(g, w, what=grad_what, atol=1e-4, rtol=1e-3)
 
 
-def module_runs(sub, ref, cls: str, seed: int, init: list, state: dict, n: int | None = None, default_init: list | None = None, standins: tuple = (), name: str | None = None, tuple_out: bool = False, **sizes) -> tuple:
+def module_runs(
+    sub, ref, cls: str, seed: int, init: list, state: dict, n: int | None = None, default_init: list | None = None, standins: tuple = (), name: str | None = None, tuple_out: bool = False, **sizes
+) -> tuple:
     """The draws of ``cls``'s domain, each built with ``init`` and ``state``
     and run forward and backward (and, with ``default_init``, one more run
     in train mode built with it), asked of the child in one round trip and
@@ -77,7 +83,9 @@ def module_runs(sub, ref, cls: str, seed: int, init: list, state: dict, n: int |
         x = draw.args[0]
         floating = x.is_floating_point()
         cast = {k: v.to(draw.dtype) for k, v in state.items()} if floating else state
-        runs.append(dict(init=init, state=cast, inputs=[x], train=draw.train, backward=True, standins=standins, tuple_out=tuple_out, dtype=draw.dtype if floating and draw.dtype != torch.float32 else None))
+        runs.append(
+            dict(init=init, state=cast, inputs=[x], train=draw.train, backward=True, standins=standins, tuple_out=tuple_out, dtype=draw.dtype if floating and draw.dtype != torch.float32 else None)
+        )
     if default_init is not None:
         x = draws(name or cls, seed + 7, 1, **shape, **{**fixed, "layout": "contiguous", "dtype": DOMAINS[name or cls].dtypes[0]})[0].args[0]
         runs.append(dict(init=default_init, state=state, inputs=[x], train=True, standins=standins, tuple_out=tuple_out))
@@ -85,7 +93,21 @@ def module_runs(sub, ref, cls: str, seed: int, init: list, state: dict, n: int |
     return kept[key]
 
 
-def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int | None = None, default_init: list | None = None, exact_in_train: bool = False, standins: tuple = (), name: str | None = None, tuple_out: bool = False, **sizes) -> None:
+def expect_module(
+    sub,
+    ref,
+    cls: str,
+    seed: int,
+    init: list,
+    state: dict,
+    n: int | None = None,
+    default_init: list | None = None,
+    exact_in_train: bool = False,
+    standins: tuple = (),
+    name: str | None = None,
+    tuple_out: bool = False,
+    **sizes,
+) -> None:
     """A check of the module ``cls`` over draws of its domain (``name``,
     ``cls`` by default; ``sizes``: ``n_embd``, ``block_size``, ``vocab_size``
     and any axis held fixed), built with ``init`` (a dropout > 0 among its
@@ -121,8 +143,12 @@ def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int
             t(f"{title} 的参数", f"the parameters of {title}"),
             ", ".join(extra + missing),
             t("和约定的一样", "the contract's").inline(),
-            t(f"约定里没有这些参数：{', '.join(extra)}（比如 bias=False 的线性层带了 bias）。" if extra else f"缺了约定的参数：{', '.join(missing)}。",
-              f"Parameters the contract does not have: {', '.join(extra)} (a Linear the docstring builds with bias=False, built with a bias, say)." if extra else f"The contract's parameters are missing: {', '.join(missing)}."),
+            t(
+                f"约定里没有这些参数：{', '.join(extra)}（比如 bias=False 的线性层带了 bias）。" if extra else f"缺了约定的参数：{', '.join(missing)}。",
+                f"Parameters the contract does not have: {', '.join(extra)} (a Linear the docstring builds with bias=False, built with a bias, say)."
+                if extra
+                else f"The contract's parameters are missing: {', '.join(missing)}.",
+            ),
             diagnosed=True,
         )
         if standins:
@@ -142,13 +168,22 @@ def expect_module(sub, ref, cls: str, seed: int, init: list, state: dict, n: int
                     what,
                     t(f"{pname} 没有梯度", f"{pname} has no gradient").inline(),
                     t(f"{pname} 有有限的梯度", f"{pname} has a finite gradient").inline(),
-                    t("训练模式下做 backward，这个参数没有拿到梯度：计算图在它之后被切断了（detach），或者前向没有用到它。", "Backward in train mode gives this parameter no gradient: the graph is cut after it (detach), or forward does not use it."),
+                    t(
+                        "训练模式下做 backward，这个参数没有拿到梯度：计算图在它之后被切断了（detach），或者前向没有用到它。",
+                        "Backward in train mode gives this parameter no gradient: the graph is cut after it (detach), or forward does not use it.",
+                    ),
                 )
             continue
         expect_close(out_got, out_want, what=what)
         expect_grads(got, want, what=what)
         if want.input_grad is not None:
-            expect(got.input_grad is not None, what, t("x 没有梯度", "x has no gradient").inline(), t("x 有梯度", "x has a gradient").inline(), t("输出不依赖输入 x：计算图在 x 之后被切断了（detach）。", "The output does not depend on the input x: the graph is cut after it (detach)."))
+            expect(
+                got.input_grad is not None,
+                what,
+                t("x 没有梯度", "x has no gradient").inline(),
+                t("x 有梯度", "x has a gradient").inline(),
+                t("输出不依赖输入 x：计算图在 x 之后被切断了（detach）。", "The output does not depend on the input x: the graph is cut after it (detach)."),
+            )
             expect_close(got.input_grad, want.input_grad, what=t(what.zh + "（x 的梯度）", what.en + " (the gradient of x)"), atol=1e-4, rtol=1e-3)
     if default_init is not None:
         title = f"{cls}({', '.join(map(repr, default_init))})"

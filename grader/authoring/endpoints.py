@@ -5,6 +5,7 @@ the same requests (``ops``), so a check reads ``got = sub.f(x)`` and
 ``want = ref.f(x)``. This module is what a check sees of them: the calls,
 and a module run's answer (``ModuleRun``).
 """
+
 from dataclasses import dataclass
 
 import torch
@@ -103,10 +104,7 @@ def _contract_fault(cls: str, response: dict) -> Fault:
     # not build through the contract's class (so no stand-in was swapped in).
     unbuilt = sorted({name.split(".standin.")[0] for name in response["missing"] if ".standin." in name})
     for name in unbuilt:
-        lines.append(
-            f"- {name}: 不是调用约定的类建的 / not built by calling the contract's class "
-            "(the grader swaps in its stand-in when your code calls it)"
-        )
+        lines.append(f"- {name}: 不是调用约定的类建的 / not built by calling the contract's class (the grader swaps in its stand-in when your code calls it)")
     for name in response["missing"]:
         if ".standin." not in name:
             lines.append(f"- {name}: 找不到 / not found")

@@ -5,6 +5,7 @@ A reference solution marks each of them with ``# BEGIN SOLUTION`` and
 grader redacts their lines from whatever a submission sends back, in the
 teacher's copy and (where they exist) anywhere else.
 """
+
 import re
 
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"

@@ -18,6 +18,7 @@ questions were never recorded. Each is called only once a check has failed.
 MultiHeadAttention and FeedForward, never the student's own; ex5 and ex7
 build on the grader's modules for the earlier exercises.)
 """
+
 import torch
 
 from grader.authoring.checking import t

@@ -16,6 +16,7 @@ A check holds its docstring's example as text (``EXAMPLE = '''...'''``):
 check that holds it, or when the reference does not print what the
 docstring shows.
 """
+
 import textwrap
 
 import torch
@@ -63,9 +64,9 @@ def expect_example(sub, ref, block: str, diagnoses: dict | None = None, check_dt
     same round trip (a module's example shows a shape; the check then holds
     its values with the grader's weights): their (got, want) ModuleRuns are
     returned, for the check to compare, once every example has passed."""
-    from grader.child import ops
     from grader.authoring.domain_checks import unpack
     from grader.authoring.endpoints import module_run
+    from grader.child import ops
 
     shown_values = examples(block)
     source = shown_values[-1][0]  # every statement up to the last value shown

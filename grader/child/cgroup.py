@@ -20,6 +20,7 @@ is charged to the group too. The zygote is never the one the kernel kills
 when the group runs out: it sets its ``oom_score_adj`` to -1000, and each
 child, while still privileged, to 1000.
 """
+
 import os
 import secrets
 import shutil

@@ -36,6 +36,7 @@ directory descriptors the zygote opens while still root
 nothing of the grader's (``probe`` checks); otherwise the grader falls back
 to root without capabilities and says why.
 """
+
 import fcntl
 import json
 import os
@@ -174,11 +175,7 @@ def interpreter_paths() -> list[str]:
     """The folders of ``sys.path`` that belong to the Python installation
     (its library and packages): all a child may import from besides the
     submission's own folder, never the project."""
-    return [
-        p
-        for p in sys.path
-        if p and ("site-packages" in p or "dist-packages" in p or p.startswith(sys.base_prefix) or p.startswith(sys.prefix))
-    ]
+    return [p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p or p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
 
 
 # The zygote's descriptors for the interpreter's folders sit from here up,
@@ -223,6 +220,7 @@ class Reach:
 
 
 # - deciding, once per grader -
+
 
 def _exposed_root(path: str) -> str | None:
     """Run as the child's user: the folder a descriptor for ``path`` would

@@ -14,6 +14,7 @@ any depth, in every folder of the machine that every user may write
 (``world_writable``, ``clear_owned``); otherwise they are not touched
 (README, "the sandbox").
 """
+
 import os
 import stat
 from collections import deque
@@ -64,11 +65,7 @@ def _sysv_ids(kind: str, owners: set[int] | None = None) -> list[int]:
         return []
     header, rows = rows[0], rows[1:]
     column = header.index("uid") if "uid" in header else None
-    return [
-        int(row[1])
-        for row in rows
-        if len(row) > 1 and (owners is None or (column is not None and len(row) > column and row[column].isdigit() and int(row[column]) in owners))
-    ]
+    return [int(row[1]) for row in rows if len(row) > 1 and (owners is None or (column is not None and len(row) > column and row[column].isdigit() and int(row[column]) in owners))]
 
 
 def clear() -> None:

@@ -3,6 +3,7 @@
 These are the process-level protections: they hold with or without an OS
 sandbox around the child.
 """
+
 import ctypes
 import math
 import os

@@ -6,6 +6,7 @@ A request is a plain dict of tensors, numbers, strings and lists, so that it
 can cross the process boundary as JSON and raw tensor bytes (``protocol``),
 where nothing is unpickled; a response is the same kind of dict.
 """
+
 import random
 import sys
 import types
@@ -229,7 +230,12 @@ def _call_backward(fn, args: list) -> dict:
     # gradient (None): where the true one is 0 (causal_weights at T = 1 made
     # with ones_like), the check takes None for 0.
     grads = [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in args]
-    return {"value": value.detach() if isinstance(value, torch.Tensor) else value, "args": [a.detach() if isinstance(a, torch.Tensor) else a for a in args], "shares": [False] * len(args), "grads": grads}
+    return {
+        "value": value.detach() if isinstance(value, torch.Tensor) else value,
+        "args": [a.detach() if isinstance(a, torch.Tensor) else a for a in args],
+        "shares": [False] * len(args),
+        "grads": grads,
+    }
 
 
 def _shares_memory(value, arg) -> bool:
@@ -272,11 +278,7 @@ def _run_module(namespace, request: dict) -> dict:
     # Only the contract's parameters are loaded; anything else the student added
     # (a bias, an extra layer) keeps its own values and shows up in the outputs.
     missing = sorted(name for name in request["state"] if name not in own)
-    mismatched = {
-        name: [list(own[name].shape), list(value.shape)]
-        for name, value in request["state"].items()
-        if name in own and own[name].shape != value.shape
-    }
+    mismatched = {name: [list(own[name].shape), list(value.shape)] for name, value in request["state"].items() if name in own and own[name].shape != value.shape}
     if missing or mismatched:
         # The student's own parameters: not those of the grader's stand-ins.
         theirs = sorted(n for n in own if not any(n.startswith(path + ".") for path, _, _ in parts))
@@ -310,9 +312,7 @@ def _run_module(namespace, request: dict) -> dict:
             with torch.no_grad():
                 out = run(*args)
         outs.append(_detached(out, request.get("tuple_out", False)))
-    grads = {
-        name: (p.grad.detach() if p.grad is not None else None) for name, p in own.items()
-    }
+    grads = {name: (p.grad.detach() if p.grad is not None else None) for name, p in own.items()}
     return {"outs": outs, "grads": grads, "input_grad": input_grad, "params": sorted(own), "parts": parts}
 
 

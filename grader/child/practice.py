@@ -13,6 +13,7 @@ The drill computes nothing of the course: its layers are put together in no
 order an exercise asks for (it ships in the student edition with the rest
 of ``grader/child``, which never holds an answer).
 """
+
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

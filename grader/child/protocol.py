@@ -23,6 +23,7 @@ enters the grader, on its way to the teacher's terminal, results.json and
 feedback.md, so no later code can forget it. The grader's own requests hold
 no such characters, so for the child reading them nothing changes.
 """
+
 import json
 import math
 import os
@@ -43,9 +44,18 @@ _JSON_LEN = struct.Struct(">I")
 DTYPES = {
     str(d): d
     for d in (
-        torch.float16, torch.bfloat16, torch.float32, torch.float64,
-        torch.complex64, torch.complex128,
-        torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool,
+        torch.float16,
+        torch.bfloat16,
+        torch.float32,
+        torch.float64,
+        torch.complex64,
+        torch.complex128,
+        torch.uint8,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.bool,
     )
 }
 
@@ -226,10 +236,16 @@ def _tensor(spec, blob: memoryview) -> torch.Tensor:
         dtype = DTYPES[dtype_name]
         valid = (
             len(spec) in (4, 6)
-            and type(start) is int and type(nbytes) is int and 0 <= start and start + nbytes <= len(blob)
-            and isinstance(shape, list) and len(shape) <= 16 and all(type(d) is int and d >= 0 for d in shape)
+            and type(start) is int
+            and type(nbytes) is int
+            and 0 <= start
+            and start + nbytes <= len(blob)
+            and isinstance(shape, list)
+            and len(shape) <= 16
+            and all(type(d) is int and d >= 0 for d in shape)
             and (strides is None or (isinstance(strides, list) and len(strides) == len(shape) and all(type(s) is int and s >= 0 for s in strides)))
-            and type(storage_offset) is int and storage_offset >= 0
+            and type(storage_offset) is int
+            and storage_offset >= 0
         )
     except (TypeError, ValueError, KeyError):
         valid = False

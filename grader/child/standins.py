@@ -29,6 +29,7 @@ at all: a child only sees what the grading process answers for the inputs
 its code passes, and the student edition, which has no reference, keeps a
 later exercise's imports of earlier functions to the student's own files.
 """
+
 import contextlib
 import sys
 import types

@@ -12,6 +12,7 @@ can undo, which spoils only its own answers. The confinement
 own unprivileged user where the grader is root without a sandbox, resource
 limits, no capabilities, the seccomp filter) nothing it does can undo.
 """
+
 import io
 import linecache
 import os

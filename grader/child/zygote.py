@@ -51,6 +51,7 @@ The grader talks to the zygote over a socket (spawn, wake, release, kill,
 sync, unconfined);
 ``Zygotes`` owns it and makes a new one if a submission kills it.
 """
+
 import gc
 import json
 import os
@@ -441,7 +442,6 @@ class Zygote:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
-
 
 
 class Zygotes:

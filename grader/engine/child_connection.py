@@ -1,13 +1,14 @@
 """The connection to one child process: its pipes, what it prints, and how
 far it has come (forked, importing, ready). It knows nothing of time
 budgets or retries: ``submission_endpoint`` decides those."""
+
 import enum
 import os
 from collections.abc import Callable
 
 from grader.authoring.checking import Fault, SubmissionFault
 from grader.child import protocol
-from grader.child.zygote import Zygotes, ZygoteGone
+from grader.child.zygote import ZygoteGone, Zygotes
 from grader.engine.child_output import Drain
 from grader.text import t
 
@@ -33,9 +34,7 @@ class ChildConnection:
         except ZygoteGone:
             for fd in (req_w, resp_r, out_r):
                 os.close(fd)
-            raise SubmissionFault(
-                Fault(t("评分程序无法为这道练习启动进程", "the grader could not start a process for this exercise"))
-            ) from None
+            raise SubmissionFault(Fault(t("评分程序无法为这道练习启动进程", "the grader could not start a process for this exercise"))) from None
         finally:
             for fd in (req_r, resp_w, out_w):
                 os.close(fd)

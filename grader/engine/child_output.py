@@ -1,4 +1,5 @@
 """What a child prints, read on the side and shown safely."""
+
 import os
 import threading
 

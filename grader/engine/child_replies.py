@@ -2,6 +2,7 @@
 which can send anything. Its replies are checked for shape and for plain
 tensors before any check sees them, and the errors it reports become the
 faults the student reads."""
+
 import torch
 
 from grader.authoring.checking import Fault, SubmissionFault, malformed

@@ -10,6 +10,7 @@ and the answer's size is bounded before anything is computed (on the "meta"
 device, which computes shapes only), so no question can make the grading
 process allocate more than a check would.
 """
+
 import math
 
 import torch

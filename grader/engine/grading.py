@@ -5,6 +5,7 @@ A ``Grader`` must be made before anything a submission must not see is
 imported (the solutions, the checks): it forks the zygote that children are
 made from (see the map of processes in ``zygote``).
 """
+
 import contextlib
 import io
 import os
@@ -188,6 +189,7 @@ class Grader:
         if self.sandboxed:
             zygote = self.remake()
             import torch  # noqa: F401 - used by the checks and the reference, in this process
+
             return zygote
         import torch  # noqa: F401 - imported once here, inherited by every forked child
 
@@ -225,10 +227,7 @@ class Grader:
             problems = [f"the zygote did not answer ({exc})"]
         if problems:
             self.close()
-            raise SandboxUnavailable(
-                "提交的代码没法完全隔离，不予评分 / submission code cannot be fully confined here, so nothing is graded:\n  "
-                + "\n  ".join(problems)
-            )
+            raise SandboxUnavailable("提交的代码没法完全隔离，不予评分 / submission code cannot be fully confined here, so nothing is graded:\n  " + "\n  ".join(problems))
 
     def note_unconfined(self, zygote) -> list[str]:
         """What children could not be confined by here: the grader's
@@ -382,11 +381,15 @@ class Grader:
             *("-p", "no:tmpdir", "-p", "no:monkeypatch", "-p", "no:recwarn", "-p", "no:unittest"),
             *("-p", "no:python_path", "-p", "no:nose", "-p", "no:pytester", "-p", "no:skipping"),
             "--noconftest",
-            "-p", "no:cacheprovider",
-            "-p", "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
             "--import-mode=importlib",
-            "-c", os.path.join(self.checks_dir, "pytest.ini"),
-            "--rootdir", self.checks_dir,
+            "-c",
+            os.path.join(self.checks_dir, "pytest.ini"),
+            "--rootdir",
+            self.checks_dir,
         ]
         self._forget_other_checks()
         log = io.StringIO()
@@ -492,8 +495,8 @@ class _Grading:
     """One submission's grading: its child processes, while the checks run."""
 
     def __init__(self, grader: Grader, job: Job, only: str | None, public_only: bool):
-        from grader.handin import submission as submission_mod
         from grader.engine.submission_endpoint import SubmissionEndpoint
+        from grader.handin import submission as submission_mod
 
         self.grader, self.job, self.only, self.public_only = grader, job, only, public_only
         self.start = time.monotonic()
@@ -510,10 +513,7 @@ class _Grading:
         # Earlier exercises' functions are answered from the references where
         # the grader has them (a teacher's grading), not while recording.
         references = grader.references if job.record_into is None else None
-        self.endpoints = {
-            ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, shared, references)
-            for ex in self.order
-        }
+        self.endpoints = {ex: SubmissionEndpoint(self.sub.files[ex], self.zygotes, grader.limits, self.workdir, self.sub, shared, references) for ex in self.order}
         # A job without a secret of its own grades with the grader's (a batch's, shared by its students).
         self.inputs_seed = grader.seed_for(grader.inputs_seed if job.inputs_seed is None else job.inputs_seed, recording=job.record_into is not None)
         self.endpoints[self.order[0]].prestart()
@@ -553,9 +553,7 @@ class _Grading:
         grade.outputs = {ex: text for ex, text in ((ex, ep.finish()) for ex, ep in self.endpoints.items()) if text.strip()}
         # Feedback quotes what the submission printed and raised: none of it
         # may carry the text of a hidden check or a solution.
-        own = frozenset(
-            line.strip() for f in sub.files.values() if f.source for line in f.source.decode("utf-8", "replace").splitlines()
-        )
+        own = frozenset(line.strip() for f in sub.files.values() if f.source for line in f.source.decode("utf-8", "replace").splitlines())
         for r in grade.results:
             r.feedback = grader.redactor.clean(r.feedback, own)
         grade.outputs = {ex: grader.redactor.clean(text, own) for ex, text in grade.outputs.items()}

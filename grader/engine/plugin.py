@@ -6,6 +6,7 @@ says what a check is worth and the docstring's first line names it. The
 plugin hands each check two fixtures, ``sub`` and ``ref``, and records a
 ``CheckResult`` for every check instead of printing pytest's report.
 """
+
 import functools
 import os
 from dataclasses import dataclass
@@ -191,9 +192,7 @@ class GradingPlugin:
         ex = exercise_of(str(item.path))
         assert ex is not None  # pytest_collection_modifyitems kept only the exercises' checks
         points = _points(item)
-        result = CheckResult(
-            ex, _title(item), item.name, 0.0, points, "hidden" in item.path.parts, report.passed
-        )
+        result = CheckResult(ex, _title(item), item.name, 0.0, points, "hidden" in item.path.parts, report.passed)
         if report.passed:
             result.points = points
         elif call.excinfo is not None:

@@ -6,13 +6,14 @@ public checks against the real reference when the release was built, and are
 looked up by a hash of the request. Answers are tensors and plain values,
 saved with ``torch.save`` and read back with ``weights_only=True``.
 """
+
 import hashlib
 import json
 
 import torch
 
-from grader.child.protocol import values_bytes
 from grader.authoring.endpoints import Endpoint
+from grader.child.protocol import values_bytes
 from grader.engine.reference_endpoint import ReferenceEndpoint
 
 ANSWERS_FILE = "reference_answers.pt"
@@ -127,10 +128,7 @@ class ReplayReference(Endpoint):
     def request(self, request: dict) -> dict:
         key = request_key(request)
         if key not in self.book:
-            raise LookupError(
-                f"no recorded reference answer for this {self.exercise_id} request: "
-                "the checks changed after the release was built (rebuild it with python -m grader release)"
-            )
+            raise LookupError(f"no recorded reference answer for this {self.exercise_id} request: the checks changed after the release was built (rebuild it with python -m grader release)")
         return _detached(self.book[key])  # a copy: a check may change what it gets
 
 

@@ -6,11 +6,11 @@ names comes back as text that goes into the report; before it does, every
 line that contains a line of a hidden check or of a solution region is
 replaced. Short lines (``import torch``) are too common to be secrets.
 """
+
 import glob
 import os
 
 from grader.authoring.regions import solution_regions
-
 
 MIN_LENGTH = 20  # shorter lines are too common to be a giveaway
 ANCHOR = 8  # how much of a secret's start finds it (at most MIN_LENGTH)

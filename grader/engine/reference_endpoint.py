@@ -1,11 +1,12 @@
 """The reference side of a check: the solution, loaded from its file and run
 in this process, answering the same requests as the submission."""
+
 import types
 
 import torch
 
-from grader.child import ops, standins
 from grader.authoring.endpoints import Endpoint
+from grader.child import ops, standins
 
 
 class ReferenceEndpoint(Endpoint):

@@ -14,6 +14,7 @@ The zygote, and so every child it forks, runs inside one bubblewrap sandbox:
 Without bubblewrap (or where it cannot make namespaces) grading still works
 with the process-level limits alone (see ``limits.py``), and says so once.
 """
+
 import functools
 import os
 import shutil
@@ -82,7 +83,8 @@ def command(project: str, exchange: str) -> list[str]:
         "--unshare-all",  # network, PID, IPC, UTS, cgroup namespaces
         "--unshare-user",
         "--disable-userns",  # and no way to make new ones inside
-        "--cap-drop", "ALL",
+        "--cap-drop",
+        "ALL",
         "--new-session",
         # The zygote is the namespace's process 1, not a child of bubblewrap's
         # own: a process in the namespace cannot signal its process 1 with
@@ -93,10 +95,16 @@ def command(project: str, exchange: str) -> list[str]:
         # of an exercise depended on that race (found by
         # tests/attacks/ex0_weighted_sum__kill_all.py and kill_zygote.py).
         "--as-pid-1",
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--mqueue", "/dev/mqueue",  # POSIX message queues the zygote can list and remove (leftovers.py)
-        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--mqueue",
+        "/dev/mqueue",  # POSIX message queues the zygote can list and remove (leftovers.py)
+        "--size",
+        str(TMP_BYTES),
+        "--tmpfs",
+        "/tmp",
     ]
     args += _system_binds()
     binds = _python_dirs(project) + [grader_dir, os.path.realpath(exchange)]
@@ -111,11 +119,20 @@ def command(project: str, exchange: str) -> list[str]:
     args += ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/"]
     args += [
         "--clearenv",
-        "--setenv", "PATH", "/usr/bin:/bin",
-        "--setenv", "PYTHONPATH", os.path.realpath(project),  # shows only grader/ inside
-        "--setenv", "HOME", "/tmp",
-        "--setenv", "LANG", "C.UTF-8",
-        "--chdir", "/tmp",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "PYTHONPATH",
+        os.path.realpath(project),  # shows only grader/ inside
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
+        "--chdir",
+        "/tmp",
         "--",
     ]
     return args
@@ -152,9 +169,7 @@ def choose(mode: str, quiet: bool = False) -> bool:
     if available():
         return True
     if mode == "require":
-        raise SandboxUnavailable(
-            "没有可用的沙箱（需要 bubblewrap 和用户命名空间）/ no sandbox available (needs bubblewrap and user namespaces)"
-        )
+        raise SandboxUnavailable("没有可用的沙箱（需要 bubblewrap 和用户命名空间）/ no sandbox available (needs bubblewrap and user namespaces)")
     if not _warned and not quiet:
         _warned = True
         print(

@@ -1,10 +1,12 @@
 """The submission side of a check: answers the checks' requests for one
 exercise from a child process (``child_connection``), within the
 exercise's time budget, starting a child again where one was lost."""
+
 import time
 from functools import partial
 
 from grader.authoring.checking import Fault, SubmissionFault, malformed
+from grader.authoring.endpoints import Endpoint
 from grader.child import protocol
 from grader.child.limits import Limits
 from grader.child.zygote import Zygotes
@@ -12,7 +14,6 @@ from grader.engine import earlier
 from grader.engine.child_connection import ChildConnection, Phase
 from grader.engine.child_output import Drain
 from grader.engine.child_replies import describe_error, validated
-from grader.authoring.endpoints import Endpoint
 from grader.handin.submission import ExerciseFile
 from grader.text import t
 

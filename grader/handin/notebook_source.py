@@ -35,6 +35,7 @@ without their outputs: outputs are never graded, and a broken one must not
 cost the answer its points. nbformat is imported only when a notebook is
 read, so grading ``.py`` files costs nothing more.
 """
+
 import functools
 import json
 import re
@@ -132,8 +133,7 @@ def read(data: bytes, display_name: str, exercise_id: str, max_code: int | None 
         code.notes.append(
             Text(
                 f"{display_name}：IPython 自己的写法不是 Python，这些行改了：{shown_zh}" + (f"；另有 {more} 行" if more > 0 else ""),
-                f"{display_name}: IPython's own syntax is not Python, so these lines were changed: {shown}"
-                + (f"; {more} more" if more > 0 else ""),
+                f"{display_name}: IPython's own syntax is not Python, so these lines were changed: {shown}" + (f"; {more} more" if more > 0 else ""),
             )
         )
     note = _cells_note(display_name, exercise_id, marked, chosen)
@@ -151,17 +151,16 @@ def _cells_note(display_name: str, exercise_id: str, marked: list[int], chosen: 
     notebook itself which cell is graded, and errors name their cell."""
     if not marked and chosen:
         return Text(
-            f"{display_name}：没有标为这道练习答案的单元格（元数据里的 \"exercise\": \"{exercise_id}\"），"
+            f'{display_name}：没有标为这道练习答案的单元格（元数据里的 "exercise": "{exercise_id}"），'
             f"所以评分的是全部代码单元格（第 {_numbers(chosen)} 个）。课程的笔记本里，答案写在标好的那个单元格里：新建的单元格没有这个标记",
-            f"{display_name}: no cell is marked as this exercise's answer (\"exercise\": \"{exercise_id}\" in its metadata), "
+            f'{display_name}: no cell is marked as this exercise\'s answer ("exercise": "{exercise_id}" in its metadata), '
             f"so every code cell was graded (cells {_numbers(chosen)}). In the course's notebook, write the answer in the "
             "marked cell: a new cell has no mark",
         )
     if len(marked) > 1:
         return Text(
             f"{display_name}：评分的是标为答案的 {len(marked)} 个单元格（第 {_numbers(marked)} 个），按顺序连在一起；复制的答案单元格也带着标记",
-            f"{display_name}: graded its {len(marked)} answer cells (cells {_numbers(marked)}), joined in order; "
-            "a copy of the answer cell keeps its mark",
+            f"{display_name}: graded its {len(marked)} answer cells (cells {_numbers(marked)}), joined in order; a copy of the answer cell keeps its mark",
         )
     return None
 
@@ -294,12 +293,7 @@ def _python_lines(lines: list[str], cell: int, changed: _Changes) -> list[str]:
 
 
 def _ipython_syntax(stripped: str) -> bool:
-    return bool(stripped) and not stripped.startswith("#") and (
-        stripped[0] in "%!"
-        or bool(_ASSIGNED_ESCAPE.match(stripped))
-        or bool(_HELP.match(stripped))
-        or bool(_GET_IPYTHON.match(stripped))
-    )
+    return bool(stripped) and not stripped.startswith("#") and (stripped[0] in "%!" or bool(_ASSIGNED_ESCAPE.match(stripped)) or bool(_HELP.match(stripped)) or bool(_GET_IPYTHON.match(stripped)))
 
 
 def _at_statement_starts(out: list[str], candidates: list[int], found: Callable[[int], None]) -> None:

@@ -13,6 +13,7 @@ and messages name its lines by cell. When both ``<id>.py`` and
 course's untouched stub (a student who works in Jupyter keeps the stubs
 they were given); a note says which one was graded.
 """
+
 import io
 import os
 import re
@@ -21,9 +22,9 @@ import tempfile
 import tokenize
 from dataclasses import dataclass, field
 
-from grader.handin import notebook_source
 from grader.exercises import EXERCISES
 from grader.files import EXERCISES_DIR
+from grader.handin import notebook_source
 from grader.text import Text, visible
 
 MAX_FILE_BYTES = 1024 * 1024  # a .py file, or the code of a notebook's cells

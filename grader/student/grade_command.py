@@ -7,6 +7,7 @@ The command line, the warm grader (``warm_server``: ``check()`` in a
 notebook), ``grade --watch`` and GitHub Classroom's step all grade through
 here, so they say the same thing about the same files.
 """
+
 import os
 
 from grader.student.request import Graded, GradeRequest

@@ -4,12 +4,10 @@ parser (``grader.cli``), and reads them into a ``GradeRequest``
 grading hands on; the teacher's commands take the help texts of the options
 they share.
 """
+
 import argparse
 
-SEED_HELP = (
-    "draw the checks' inputs with this number (0: as written in the checks); by default a fresh secret "
-    "where the solutions are (a teacher's grading), 0 without them (your own run)"
-)
+SEED_HELP = "draw the checks' inputs with this number (0: as written in the checks); by default a fresh secret where the solutions are (a teacher's grading), 0 without them (your own run)"
 SANDBOX_HELP = "run submission code in a bubblewrap sandbox: auto (if available), require, off"
 
 

@@ -8,6 +8,7 @@ Every text is first made ``visible``: control characters and bidi overrides
 are written as escapes (a U+202E in a student's excerpt would show code in
 another order than Python reads it); applying it twice changes nothing more.
 """
+
 import html
 import re
 

@@ -1,5 +1,6 @@
 """What a grade looks like to people: an 80-column terminal report, a
 Markdown feedback file, and Gradescope's results.json."""
+
 import dataclasses
 import html
 import json
@@ -231,8 +232,7 @@ def closing(grade) -> list[str]:
     hidden = sum(grade.teacher_points.values())
     if not todo:
         if hidden:
-            return [f"总分 {total}：公开检查全部通过；隐藏检查（+{_num(hidden)}）由老师评分。",
-                    f"Total {total}: all public checks pass; your teacher grades the hidden (+{_num(hidden)})."]
+            return [f"总分 {total}：公开检查全部通过；隐藏检查（+{_num(hidden)}）由老师评分。", f"Total {total}: all public checks pass; your teacher grades the hidden (+{_num(hidden)})."]
         return [f"总分 {total}：每项检查都通过了。", f"Total {total}: every check passed."]
     idle = [ex for ex, rs in rows if not_started(rs)]
     first = todo[0]

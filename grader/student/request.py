@@ -12,6 +12,7 @@ Both types are plain data and import nothing heavy: a notebook's kernel
 builds and reads them (``warm_grader``), and must never load torch or the
 engine.
 """
+
 import dataclasses
 import os
 from dataclasses import dataclass, field

@@ -19,6 +19,7 @@ one per call costs seconds (a new interpreter imports torch); a
 This module imports nothing heavy: the kernel never loads torch or the
 engine for it.
 """
+
 import atexit
 import json
 import os

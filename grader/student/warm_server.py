@@ -31,6 +31,7 @@ kernel or terminal ended), or after ``--idle`` seconds without a request.
 
     python -m grader.student.warm_server FD [--sandbox auto|require|off] [--idle SECONDS]
 """
+
 import argparse
 import contextlib
 import io

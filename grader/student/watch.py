@@ -9,6 +9,7 @@ exercise's two possible files: no watcher library, and no thread), and a
 file is graded once it has stopped changing for one look, so an editor's
 save in several writes is graded once.
 """
+
 import dataclasses
 import os
 import sys

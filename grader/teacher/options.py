@@ -19,6 +19,7 @@ but an option without a default by its field's name (``out``, ``dir``), and a
 True-or-False option, which only a program can get wrong, by its field's name
 too.
 """
+
 import dataclasses
 import os
 from dataclasses import dataclass

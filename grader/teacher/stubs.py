@@ -7,14 +7,15 @@ imports) and puts a TODO and ``raise NotImplementedError`` in each region.
     python -m grader.teacher.stubs           # rewrite exercises/ from solutions/
     python -m grader.teacher.stubs --check   # fail if exercises/ is out of date
 """
+
 import argparse
 import os
 import re
 import sys
 
+from grader.authoring.regions import BEGIN, END
 from grader.exercises import IDS
 from grader.files import EXERCISES_DIR, SOLUTIONS
-from grader.authoring.regions import BEGIN, END
 
 _DEF = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+(\w+)")
 

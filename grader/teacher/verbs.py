@@ -6,10 +6,11 @@ gradescope, prairielearn, similar, notebooks, nbgrader, export.
 Each command's module is imported only when the command runs: ``--help``
 stays fast, and ``batch`` never loads what ``similar`` needs.
 """
+
 import importlib
 
-from grader.teacher.report.similar import THRESHOLD, TOP
 from grader.teacher.edition.course_notebooks import DOCS_URL
+from grader.teacher.report.similar import THRESHOLD, TOP
 
 # command -> the module whose run(args) carries it out: it makes the
 # command's options once from argparse's namespace (a frozen dataclass on
@@ -34,8 +35,7 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
     b.add_argument(
         "dir",
         metavar="DIR",
-        help="one submission per student (DIR/<id>/, DIR/<id>.zip or nbgrader's DIR/<id>/<assignment>/), "
-        "or a Canvas or Moodle download of all submissions (its folder or zip)",
+        help="one submission per student (DIR/<id>/, DIR/<id>.zip or nbgrader's DIR/<id>/<assignment>/), or a Canvas or Moodle download of all submissions (its folder or zip)",
     )
     b.add_argument("--out", required=True, metavar="OUT", help="where grades.csv, gradebook.db and per-student results go")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel graders (default: one per core, at most one per 8 students)")
@@ -52,7 +52,7 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
     b.add_argument("--no-report", action="store_true", help="write no class report (report.html, report.md) and run no similarity check")
     b.add_argument("--threshold", type=float, default=None, metavar="T", help="similarity check: show pairs scoring at least T (0 to 1; default: the similar verb's)")
     b.add_argument("--policy", metavar="TOML", help="the course's late policy: deadline, penalty per started day late, cap, grace days, extensions, times")
-    b.add_argument("--worksheet", metavar="CSV", help="Moodle's grading worksheet: its \"Last modified (submission)\" gives the submission times (with --policy)")
+    b.add_argument("--worksheet", metavar="CSV", help='Moodle\'s grading worksheet: its "Last modified (submission)" gives the submission times (with --policy)')
 
     x = verbs.add_parser("export", help="put a batch's grades into a Canvas gradebook CSV or a Moodle grading worksheet / 导出成绩")
     x.add_argument("platform", choices=("canvas", "moodle"), help="the learning platform")
@@ -78,8 +78,7 @@ def add(verbs, sandbox_help: str, seed_help: str) -> None:
     r.add_argument(
         "--github-classroom",
         action="store_true",
-        help="add .github/workflows/classroom.yml: GitHub Classroom's autograding of the public checks on each push, "
-        "one test per check with its points",
+        help="add .github/workflows/classroom.yml: GitHub Classroom's autograding of the public checks on each push, one test per check with its points",
     )
 
     s = verbs.add_parser("gradescope", help="build a Gradescope autograder bundle")

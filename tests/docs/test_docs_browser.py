@@ -15,19 +15,20 @@ have no Chinese.
 Screenshots are saved for review in docs/_build/screenshots/: the
 weighted-sum page, and the masking page on a phone and on a desktop.
 """
+
 import functools
 import http.server
 import json
 import os
 import re
 import shutil
-import urllib.request
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
-
 from docs_site import DOCS, ROOT, built_site
+
 from grader.exercises import IDS
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
@@ -149,9 +150,7 @@ def _slider_numbers(page):
 
 
 def _set_factor(page, k: float):
-    page.locator(".ws-range").evaluate(
-        "(el, k) => { el.value = String(k); el.dispatchEvent(new Event('input', {bubbles: true})); }", k
-    )
+    page.locator(".ws-range").evaluate("(el, k) => { el.value = String(k); el.dispatchEvent(new Event('input', {bubbles: true})); }", k)
 
 
 def test_slider_moves_the_numbers(site, page):
@@ -382,8 +381,7 @@ def test_the_slider_fits_a_phone(site, open_page):
 
 
 ZH_THEME_WORDS = ["导航", "快速搜索", "搜索", "提交", "索引", "上一页", "下一页", "相关页面"]
-EN_THEME_WORDS = ["Navigation", "Quick search", "Search", "Go", "Index", "Previous", "Next", "Related Topics",
-                  "Documentation overview"]
+EN_THEME_WORDS = ["Navigation", "Quick search", "Search", "Go", "Index", "Previous", "Next", "Related Topics", "Documentation overview"]
 # The text the reader sees: in English mode all of it but the code blocks, the
 # grader's reports (they quote the grader, which writes both languages) and
 # computed strings (they quote a program's output: the GPT writes Chinese, and

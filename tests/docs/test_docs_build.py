@@ -3,16 +3,17 @@
 Each edition is built once per session (see docs_site.py); the browser tests
 use the same student build.
 """
+
 import ast
 import html
 import re
 from pathlib import Path
 
 import pytest
-
 from docs_site import ROOT, built_site
-from grader.exercises import IDS
+
 from grader.authoring.regions import solution_regions
+from grader.exercises import IDS
 
 TEXT_SUFFIXES = {".html", ".js", ".css", ".txt", ".py", ".json", ".inv"}
 

@@ -15,13 +15,13 @@ the figures' text, the tables.
 - A table wider than the screen scrolls inside its own box, and its last
   column can be scrolled to; the page itself never scrolls sideways.
 """
+
 import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-
 from docs_site import built_site, serve
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
@@ -288,8 +288,7 @@ def test_tables_scroll_inside_their_box_on_a_phone(sites, phone):
             if t["scrolls"]:
                 wide += 1
                 if t["lastRight"] > t["boxRight"] + 1:
-                    problems.append(f"{name}: table {t['text']!r}: its last column ends at {t['lastRight']:.0f}, "
-                                    f"its box at {t['boxRight']:.0f} when scrolled to the end")
+                    problems.append(f"{name}: table {t['text']!r}: its last column ends at {t['lastRight']:.0f}, its box at {t['boxRight']:.0f} when scrolled to the end")
     assert not problems, "\n".join(problems)
     assert wide >= 5, "no table wider than a phone: nothing was tested"
     assert not p.errors, p.errors

@@ -11,6 +11,7 @@ to change the experiment first is left out: a changed run prints other numbers.
 The second half holds the build's check that a ``{num}`` name keeps one value
 on a page (computed.py).
 """
+
 import copy
 import re
 
@@ -20,6 +21,7 @@ from bs4 import BeautifulSoup
 
 from docs_site import built_site  # puts docs/_ext on the path  # isort: skip
 from computed import Quotes, quoted_names
+
 from grader.exercises import IDS
 
 MENTIONS = re.compile(r"实验|experiment", re.I)

@@ -3,12 +3,12 @@ numbers and examples that the build checks.
 
 Runs without building the site (the builds are in test_docs_build.py).
 """
+
 import csv
 import re
 from pathlib import Path
 
 import pytest
-
 from docs_site import DOCS, markdown_tokens, sources, sphinx_build
 
 PAGES = sources()
@@ -95,9 +95,7 @@ def test_headings_are_chinese_then_english(path):
             title = tokens[i + 1].content
             zh, sep, en = title.partition(" · ")
             english = len(LATIN.findall(en)) > 2 * len(CJK.findall(en))
-            assert sep and CJK.search(zh) and english, (
-                f"{page_id(path)}: heading {title!r} is not “中文 · English”"
-            )
+            assert sep and CJK.search(zh) and english, f"{page_id(path)}: heading {title!r} is not “中文 · English”"
 
 
 OPENING = "这一课完成什么 · What this lesson does"
@@ -201,6 +199,7 @@ def test_first_use_rule_sees_raw_terms():
 
 def runnable_blocks(path: Path):
     """The page's {compute} blocks and >>> examples, in page order."""
+
     def walk(tokens):
         for tok in tokens:
             info = tok.info.strip() if tok.type in ("fence", "colon_fence") else ""
@@ -261,8 +260,7 @@ def test_build_fails_when_text_and_computation_disagree(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\nextensions = ['myst_parser', 'bilingual', 'computed']\n"
-        "myst_enable_extensions = ['colon_fence']\n",
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\nextensions = ['myst_parser', 'bilingual', 'computed']\nmyst_enable_extensions = ['colon_fence']\n",
         encoding="utf-8",
     )
     (src / "index.md").write_text(WRONG_PAGE, encoding="utf-8")

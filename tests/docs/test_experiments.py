@@ -10,6 +10,7 @@ print something. The docs build checks the same for the pages it builds
 (docs/_ext/experiment.py); this test names every exercise, so a missing
 script or page section is a failure here rather than a page nobody wrote.
 """
+
 import ast
 import subprocess
 import sys

@@ -17,19 +17,19 @@ catalogue they are made from.
     the points it loses and the diagnoses in its feedback as the grader gives
     them, and the uncaught files are listed.
 """
+
 import html
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import mistake_table  # docs/_ext, on the path through docs_site
 import pytest
-
 from conftest import SOLUTIONS, make_submission
 from docs_site import built_site
-from grader.exercises import BY_ID, IDS
 
-import mistake_table  # docs/_ext, on the path through docs_site
+from grader.exercises import BY_ID, IDS
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 WRONG = sorted((CATALOGUE / "wrong").glob("*.py"))
@@ -105,10 +105,7 @@ def test_no_check_catches_an_uncaught_mistake(path, grader, graders, tmp_path):
     folder = make_submission(tmp_path, {ex: path.read_text(encoding="utf-8")})
     for name, g in [("the tests' inputs", grader), *graders.items()]:
         why = full_marks_or_why(g.grade(folder, only=ex), ex)
-        assert not why, (
-            f"{path.name} loses points with {name} ({why}): a check catches it now, so it belongs in "
-            "tests/catalogue/wrong/ (and the teaching page stops listing it)"
-        )
+        assert not why, f"{path.name} loses points with {name} ({why}): a check catches it now, so it belongs in tests/catalogue/wrong/ (and the teaching page stops listing it)"
 
 
 # --- (c) they are mistakes all the same ---------------------------------------

@@ -25,15 +25,16 @@ Submissions are graded in process by the session ``grader``; each catalogue
 file is graded once (``only=`` its exercise) and the grade is shared by the
 tests that need it.
 """
+
 import ast
 import functools
 import re
 from pathlib import Path
 
 import pytest
-
 from catalogue_marks import diagnoses, marked
 from conftest import EXERCISES, SOLUTIONS, make_submission
+
 from grader.exercises import IDS
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
@@ -201,10 +202,7 @@ def case_files(path: Path) -> dict[str, str]:
 
 
 def with_known(paths, known: dict) -> list:
-    return [
-        pytest.param(p, id=p.stem, marks=[pytest.mark.xfail(strict=True, reason=known[p.stem])] if p.stem in known else [])
-        for p in paths
-    ]
+    return [pytest.param(p, id=p.stem, marks=[pytest.mark.xfail(strict=True, reason=known[p.stem])] if p.stem in known else []) for p in paths]
 
 
 def all_checks() -> list[tuple[str, str, str]]:
@@ -453,9 +451,7 @@ def test_every_diagnosis_is_the_files_own(path, grade_alone):
     own = diagnoses(path.read_text(encoding="utf-8"))
     shown = [(r.check_id + (" [hidden]" if r.hidden else ""), r.diagnosis) for r in grade_alone(path).results if r.diagnosis]
     strangers = [f"{check}: {found.en}" for check, found in shown if not any(words in found.en for words in own)]
-    assert not strangers, (
-        f"{path.name} gets diagnoses of other mistakes (if one is its own, add '# diagnosis: <its words>' under its docstring):\n" + "\n".join(strangers)
-    )
+    assert not strangers, f"{path.name} gets diagnoses of other mistakes (if one is its own, add '# diagnosis: <its words>' under its docstring):\n" + "\n".join(strangers)
     unknown = [words for words in own if not any(words in found.en for _, found in shown) and words not in hint_sources()]
     assert not unknown, f"{path.name}: '# diagnosis: {unknown[0]}' is the words of no hint the checks or the grader write"
 

@@ -27,8 +27,8 @@ returning the reference's own answer through the same machinery) must score
 full marks, so that a zero is the checks' verdict on the answers, not a
 side effect of how the files are built.
 """
-import pytest
 
+import pytest
 from conftest import make_submission
 from degenerate import CONTROL, KINDS, TARGETS, coverage_problems, source
 
@@ -59,11 +59,7 @@ def graded(grader, tmp_path_factory) -> dict:
     cases = [tuple(p.values) for p in CASES] + [(ex, TARGETS[ex], CONTROL) for ex in TARGETS]
     out = {}
     for exercise in TARGETS:
-        jobs = [
-            Job(make_submission(tmp_path_factory.mktemp("degenerate"), {exercise: source(*case)}), key=case)
-            for case in cases
-            if case[0] == exercise
-        ]
+        jobs = [Job(make_submission(tmp_path_factory.mktemp("degenerate"), {exercise: source(*case)}), key=case) for case in cases if case[0] == exercise]
         grader.grade_each(jobs, lambda job, grade: out.__setitem__(job.key, grade), only=exercise)
     return out
 
@@ -92,9 +88,7 @@ def test_degenerate_scores_zero(exercise, targets, kind, graded):
     earned = [r for r in grade.results if r.passed or r.points > 0]
     got, most = grade.exercise_points(exercise)
     report = "\n".join(f"- {check_name(r)}: {r.points:g}/{r.max_points:g} points\n{r.feedback}".rstrip() for r in earned)
-    assert got == 0 and not earned, (
-        f"{', '.join(targets)} returning {kind} scores {got:g}/{most:g} on {exercise}; checks passed:\n{report}"
-    )
+    assert got == 0 and not earned, f"{', '.join(targets)} returning {kind} scores {got:g}/{most:g} on {exercise}; checks passed:\n{report}"
 
 
 @pytest.mark.parametrize("exercise", list(TARGETS))

@@ -11,15 +11,16 @@ forward and backward (outputs, every parameter's gradient, the input's); and
 generate, whose tokens must be the same. The test can fail: a mutant that is
 not equivalent is told apart.
 """
+
 import importlib.util
 
 import pytest
 import torch
 
 from bench import mutation
-from grader.child import ops, standins
 from grader.authoring.contract import BLOCK_STANDINS, GPT_STANDINS, MHA_STANDINS, block_state, ffwd_state, gpt_state, head_state, mha_state
 from grader.authoring.domain import DOMAINS, draws
+from grader.child import ops, standins
 from grader.exercises import BY_ID
 
 SEEDS = (1, 2, 3)

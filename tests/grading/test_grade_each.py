@@ -1,12 +1,13 @@
 """One grader, one pytest session, many submissions (what each batch worker
 does, see ``Grader.grade_each``): every submission is graded as if it were
 alone, and what goes wrong with one never reaches the next."""
+
 import os
 import shutil
 
 import pytest
-
 from conftest import EXERCISES, ROOT, SOLUTIONS, as_results, make_submission
+
 from grader.child import limits
 from grader.engine.grading import Grader, Job
 from grader.exercises import IDS
@@ -174,8 +175,8 @@ def test_a_child_killed_before_its_first_request(grader, ahead):
 
     from grader.authoring.checking import SubmissionFault
     from grader.child.zygote import Zygotes
-    from grader.handin import submission
     from grader.engine.submission_endpoint import SubmissionEndpoint
+    from grader.handin import submission
 
     sub = submission.load(SOLUTIONS)
     workdir = tempfile.mkdtemp(dir=grader.exchange)

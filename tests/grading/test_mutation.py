@@ -8,15 +8,16 @@ still name a mutant the tool makes. The PyTorch operators (cosmic-ray's
 plugin in bench/torch_mutations) do what their examples say and leave code
 they do not concern alone, and the report names a survivor.
 """
+
 import ast
 
 import cosmic_ray.plugins
 import pytest
+from conftest import SOLUTIONS
 from cosmic_ray.mutating import mutate_code
 from cosmic_ray_torch.operators import OPERATORS, SwapDim
 
 from bench import mutation
-from conftest import SOLUTIONS
 from grader.exercises import IDS
 
 SAMPLE = 3  # mutants per exercise: the whole run is `python bench/mutation.py`
@@ -59,8 +60,7 @@ def test_every_listed_equivalent_mutant_is_still_made(made):
 def test_a_stale_entry_is_found(made, tmp_path):
     path = tmp_path / "equivalent_mutants.toml"
     path.write_text(
-        '[[equivalent]]\nexercise = "ex3_scaling"\noperator = "torch/DetachResult"\n'
-        "before = 'return scores * head_size**-0.5'\nafter = 'return scores'\nreason = \"made up\"\n",
+        '[[equivalent]]\nexercise = "ex3_scaling"\noperator = "torch/DetachResult"\nbefore = \'return scores * head_size**-0.5\'\nafter = \'return scores\'\nreason = "made up"\n',
         encoding="utf-8",
     )
     (entry,) = mutation.load_equivalents(str(path))

@@ -5,6 +5,7 @@ child as a ``.py`` (grader/handin/notebook_source.py, grader/handin/submission.p
 The notebooks here are written by nbformat itself (``nbformat.v4``), shaped
 exactly as Jupyter saves them.
 """
+
 import ast
 import hashlib
 import json
@@ -14,12 +15,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-from conftest import ROOT, SOLUTIONS, as_results, failed_checks, make_submission, points_by_exercise
 from catalogue_marks import WRONG, exercise_of, marks
-from grader.handin import notebook_source
+from conftest import ROOT, SOLUTIONS, as_results, failed_checks, make_submission, points_by_exercise
+
 from grader.exercises import BY_ID, IDS
 from grader.files import EXERCISES_DIR
+from grader.handin import notebook_source
 
 
 def cells_of(source: str) -> list[str]:
@@ -268,9 +269,7 @@ def test_errors_name_the_cell_and_line(grader, tmp_path):
     folder = make_submission(tmp_path / "s")
     os.remove(os.path.join(folder, "ex0_weighted_sum.py"))
     os.remove(os.path.join(folder, "ex1_averaging.py"))
-    Path(folder, "ex0_weighted_sum.ipynb").write_text(
-        notebook("def helper(w):\n    return w.no_such_method()", "def weighted_sum(scores, values):\n    return helper(scores)"), encoding="utf-8"
-    )
+    Path(folder, "ex0_weighted_sum.ipynb").write_text(notebook("def helper(w):\n    return w.no_such_method()", "def weighted_sum(scores, values):\n    return helper(scores)"), encoding="utf-8")
     Path(folder, "ex1_averaging.ipynb").write_text(notebook("def averaging_matrix(T)\n    pass"), encoding="utf-8")
     grade = grader.grade(folder, only=None)
     feedback = {r.exercise: r.feedback for r in grade.results if not r.passed}
@@ -432,8 +431,8 @@ def test_what_a_notebook_says_reaches_every_report_escaped(grader, tmp_path):
     """A quoted IPython line and the notebook's own name are the student's
     text: a terminal sequence shows as its escape, HTML as text, and no
     fence of the Markdown report is closed by it."""
-    from grader.student import report
     from grader.notebook import to_html
+    from grader.student import report
 
     ex = "ex0_weighted_sum"
     folder = make_submission(tmp_path / "s")

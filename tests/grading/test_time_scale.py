@@ -3,12 +3,13 @@ time limits with it (tests/sandbox/test_attacks.py) and nothing else changes. It
 shrinks every default time limit and nothing else, never an explicit one (a
 child rebuilds its limits from the numbers in its spec), only within (0, 1],
 and the grading process reads it, not the child."""
+
 import json
 import re
 
 import pytest
-
 from conftest import make_submission, run_cli
+
 from grader.child import limits as limits_mod
 from grader.child.limits import Limits
 

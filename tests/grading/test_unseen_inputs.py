@@ -37,6 +37,7 @@ The cheat is built here as a student could build it from the release alone:
    total. The solutions graded twice in the release give identical per-check
    results.
 """
+
 import base64
 import dataclasses
 import json
@@ -68,7 +69,7 @@ EXERCISE_OF = {name: ex for table in (FUNCTIONS, CLASSES) for ex, names in table
 
 # Shared by the recorder and the lookup submission: the key of a request and
 # the encoding of an answer (exact bytes, so -inf and the last bit survive).
-KEY_SOURCE = '''
+KEY_SOURCE = """
 import base64 as _base64
 import hashlib as _hashlib
 import json as _json
@@ -116,7 +117,7 @@ def _decode(entry):
     if not raw:
         return _torch.empty(entry["shape"], dtype=dtype)
     return _torch.frombuffer(raw, dtype=dtype).reshape(entry["shape"]).clone()
-'''
+"""
 
 # Appended to a solution file (after KEY_SOURCE and the settings _TABLE_FILE,
 # _FUNCTIONS, _CLASSES): wraps what the checks call so that every outermost

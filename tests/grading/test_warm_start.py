@@ -1,5 +1,6 @@
 """A program run by ``warm_start.WarmStarter`` sees what it would see as
 ``python -m`` in a new interpreter: the attack catalogue's results rest on it."""
+
 import json
 import os
 import subprocess
@@ -7,9 +8,9 @@ import sys
 import time
 
 import pytest
-
 from environments import environment
 from warm_start import WarmStarter
+
 from grader.child.limits import children_of
 
 # Prints what a program can tell about how it was started.

@@ -62,6 +62,7 @@ gets a new interpreter from the same server. ``-k ATTACK`` grades only that
 attack. Their time
 limits are the real ones shortened by ``TIME_SCALE`` (below).
 """
+
 import base64
 import compileall
 import concurrent.futures
@@ -82,19 +83,19 @@ from dataclasses import dataclass
 from unittest import mock
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
 from warm_start import WarmStarter
-from grader.student.request import GradeRequest
-from grader.student import warm_grader
+
+from grader.authoring.regions import solution_regions
 from grader.child import cgroup, child_user
 from grader.child import limits as limits_mod
 from grader.child.limits import Limits, children_of
 from grader.engine import sandbox as sandbox_mod
-from grader.handin import submission as submission_mod
 from grader.engine.redact import MARK
 from grader.exercises import IDS
-from grader.authoring.regions import solution_regions
+from grader.handin import submission as submission_mod
+from grader.student import warm_grader
+from grader.student.request import GradeRequest
 
 ATTACKS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "attacks")
 ATTACKS = sorted(name[: -len(".py")] for name in os.listdir(ATTACKS_DIR) if name.endswith(".py") and "__" in name)
@@ -358,7 +359,14 @@ SYMLINKED = {"ex0_weighted_sum__symlink"}
 HARDLINKED = {"ex0_weighted_sum__hardlink"}
 
 # Started first: they wait out time limits.
-SLOW = ["ex0_weighted_sum__sigterm_loop", "ex0_weighted_sum__endless_import", "ex4_masking__endless_import_ignoring_signals", "ex0_weighted_sum__kill_zygote", "ex0_weighted_sum__slow_import", "ex0_weighted_sum__solutions_walk"]
+SLOW = [
+    "ex0_weighted_sum__sigterm_loop",
+    "ex0_weighted_sum__endless_import",
+    "ex4_masking__endless_import_ignoring_signals",
+    "ex0_weighted_sum__kill_zygote",
+    "ex0_weighted_sum__slow_import",
+    "ex0_weighted_sum__solutions_walk",
+]
 
 
 def _processors() -> int:
@@ -787,8 +795,23 @@ def _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starte
     except ValueError:
         report_after_cleanup = None
     return Outcome(
-        mode, tag, folder, attack_dir, project, json_path, returncode, results, stdout, stderr, seconds,
-        before, snapshot(folder), project_before, snapshot(project), survivors, report_after_cleanup,
+        mode,
+        tag,
+        folder,
+        attack_dir,
+        project,
+        json_path,
+        returncode,
+        results,
+        stdout,
+        stderr,
+        seconds,
+        before,
+        snapshot(folder),
+        project_before,
+        snapshot(project),
+        survivors,
+        report_after_cleanup,
     )
 
 

@@ -13,11 +13,12 @@ the test asserts the same as in the sandbox. A grader of another user runs
 its children as itself, and only the tempfile module's folder (TMPDIR) is
 private to the exercise: that is what the test asserts there.
 """
+
 import os
 
 import pytest
-
 from conftest import SOLUTIONS, make_submission
+
 from grader.engine import sandbox as sandbox_mod
 
 TAG = "leftover_c1ea7"

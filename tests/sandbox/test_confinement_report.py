@@ -6,6 +6,7 @@ once on stderr and in results.json's ``extra_data.unconfined``, and grades.
 A machine where the seccomp filter cannot be installed is made two ways
 (tests/support/seccomp_jail.py): a filter of its own that refuses seccomp, and
 filters stacked to the kernel's limit on their length."""
+
 import json
 import os
 import platform
@@ -13,8 +14,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, make_submission
+
 from grader.engine import sandbox as sandbox_mod
 
 JAIL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support", "seccomp_jail.py")
@@ -59,7 +60,11 @@ def test_otherwise_said_once_and_recorded(way, mode, tmp_path):
 def test_a_machine_that_confines_says_nothing(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "grader", "grade", make_submission(tmp_path / "sub"), "--only", "ex0_weighted_sum", "--json", str(tmp_path / "r.json"), "--sandbox", "off"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ROOT},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": ROOT},
     )
     assert proc.returncode == 0, proc.stderr
     unconfined = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["extra_data"].get("unconfined", [])

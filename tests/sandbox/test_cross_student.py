@@ -55,6 +55,7 @@ test's own priority, or 18 where the test runs at 19 (the renice attack sets
 19, which would otherwise change nothing and could not be seen); where 18 is
 not allowed either, the renice attack still runs but cannot be judged.
 """
+
 import concurrent.futures
 import csv
 import ctypes
@@ -67,9 +68,9 @@ import subprocess
 import sys
 
 import pytest
-
 from catalogue_marks import marked
 from conftest import EXERCISES, ROOT, SOLUTIONS, TEST_INPUTS_SEED
+
 from grader.child import child_user
 from grader.engine import sandbox as sandbox_mod
 from grader.exercises import IDS
@@ -219,7 +220,7 @@ if _counted:
 # (the same user: a grader side by side runs its children as another) left,
 # over the stub. c_stubs then earns in the batch what it earns alone (0) only
 # if nothing was left.
-LOAD = f'''
+LOAD = f"""
 
 # ---- load the answers an earlier student left
 import os as _os
@@ -232,7 +233,7 @@ for _path in {STASHES!r}:
             break
     except OSError:
         pass
-'''
+"""
 
 
 def _read(path: str) -> str:
@@ -248,10 +249,7 @@ def _attacker_source(ex: str) -> str:
         parts.append(f"\n# ---- {attack}\n" + source)
         if re.search(r"^REACHED = ", source, re.M) and (RENICE_VISIBLE or "renice" not in attack):
             parts.append(f"\n_ATTACKS_REACHED.append(({attack!r}, REACHED))\n")
-    parts.append(
-        "\nif any(_reached for _, _reached in _ATTACKS_REACHED):\n"
-        "    raise RuntimeError('attacks that worked: ' + repr([_n for _n, _reached in _ATTACKS_REACHED if _reached]))\n"
-    )
+    parts.append("\nif any(_reached for _, _reached in _ATTACKS_REACHED):\n    raise RuntimeError('attacks that worked: ' + repr([_n for _n, _reached in _ATTACKS_REACHED if _reached]))\n")
     parts.append(LEAVE)
     parts.append(f"\n# ---- the solution of {ex}\n" + _read(os.path.join(SOLUTIONS, ex + ".py")))
     return "".join(parts)

@@ -12,6 +12,7 @@ sandbox (and with shorter time limits, so that a mutation that hangs costs
 seconds, not minutes); a few go through the command line in the sandbox.
 Hypothesis is derandomized: CI sees the same examples every time.
 """
+
 import json
 import os
 import shutil
@@ -20,14 +21,14 @@ import sys
 import tempfile
 
 import pytest
+from conftest import EXERCISES, ROOT, SOLUTIONS, points_by_exercise
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXERCISES, ROOT, SOLUTIONS, points_by_exercise
 from grader.child.limits import Limits
-from grader.student import report
 from grader.engine import sandbox as sandbox_mod
 from grader.exercises import IDS
+from grader.student import report
 
 
 def _read(folder: str, ex: str) -> bytes:
@@ -39,10 +40,55 @@ BASES = {ex: {"solution": _read(SOLUTIONS, ex), "stub": _read(EXERCISES, ex)} fo
 
 # Tokens a careless edit or a bad merge leaves behind.
 TOKENS = [
-    "(", ")", "[", "]", "{", "}", ":", ",", ".", "=", "==", "**", "@", "\\", "'", '"', '"""', "#", "\t", "    ", "\n",
-    "lambda", "yield", "return", "await", "async", "global x", "del torch", "raise", "pass", "None", "1/0", "...",
-    "import os", "from . import x", "exit()", "torch", "self", "nn.Module", "if", "else:", "\x00", "\x0c", "λ", "🙂", "\u200b",
-    "<<<<<<< HEAD", "=======", ">>>>>>> theirs",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    ",",
+    ".",
+    "=",
+    "==",
+    "**",
+    "@",
+    "\\",
+    "'",
+    '"',
+    '"""',
+    "#",
+    "\t",
+    "    ",
+    "\n",
+    "lambda",
+    "yield",
+    "return",
+    "await",
+    "async",
+    "global x",
+    "del torch",
+    "raise",
+    "pass",
+    "None",
+    "1/0",
+    "...",
+    "import os",
+    "from . import x",
+    "exit()",
+    "torch",
+    "self",
+    "nn.Module",
+    "if",
+    "else:",
+    "\x00",
+    "\x0c",
+    "λ",
+    "🙂",
+    "\u200b",
+    "<<<<<<< HEAD",
+    "=======",
+    ">>>>>>> theirs",
 ]
 
 
@@ -153,9 +199,7 @@ def _check_results(results: dict, files: dict, full_marks: dict) -> None:
     points = points_by_exercise(results)
     for ex, (_, untouched) in files.items():
         if untouched:
-            assert points[ex] == full_marks[ex], f"{ex}: an untouched solution lost points\n" + "\n".join(
-                t["output"] for t in by_ex[ex] if t["status"] == "failed"
-            )
+            assert points[ex] == full_marks[ex], f"{ex}: an untouched solution lost points\n" + "\n".join(t["output"] for t in by_ex[ex] if t["status"] == "failed")
     assert 0 <= results["score"] == sum(points.values()) <= sum(full_marks.values())
 
 

@@ -24,6 +24,7 @@ arguments and expects EPERM (ENOSYS for ``clone3``, so that the C library
 falls back to ``clone``, whose flags the filter can read), and checks that
 fork, threads and subprocesses still work under the filter.
 """
+
 import ctypes
 import errno
 import json
@@ -35,11 +36,11 @@ import sys
 import threading
 
 import pytest
-
 from conftest import SOLUTIONS, grade_cli, make_submission, points_by_exercise
+from test_batch import batch, by_id, maxima, points, read_csv, results_of
+
 from grader.child import confine
 from grader.engine import sandbox as sandbox_mod
-from test_batch import batch, by_id, maxima, points, read_csv, results_of
 
 MODES = [
     pytest.param("off"),
@@ -49,7 +50,7 @@ MODES = [
 # A prefix for a correct exercise file: look for the key each of ``ways``
 # (raise what it holds if there is one), then store one each way that says
 # who stored it.
-KEYRING_CODE = '''
+KEYRING_CODE = """
 import ctypes as _ctypes
 import os as _os
 
@@ -86,7 +87,7 @@ for _way in _WAYS:
 for _way in _WAYS:
     _store(_way, b"stored by {who}")
 
-'''
+"""
 WAYS = ("user_keyring", "request_key")
 
 
@@ -101,10 +102,13 @@ def test_keyring_between_exercises(tmp_path, mode, way, full_marks):
     """ex0 stores a key, ex1 looks for it: both keep full marks, and nothing
     ex0 stored shows in ex1's feedback."""
     desc = "attn-test-" + secrets.token_hex(6)
-    folder = make_submission(tmp_path / "sub", {
-        "ex0_weighted_sum": with_keyring("ex0_weighted_sum", desc, (way,), "ex0"),
-        "ex1_averaging": with_keyring("ex1_averaging", desc, (way,), "ex1"),
-    })
+    folder = make_submission(
+        tmp_path / "sub",
+        {
+            "ex0_weighted_sum": with_keyring("ex0_weighted_sum", desc, (way,), "ex0"),
+            "ex1_averaging": with_keyring("ex1_averaging", desc, (way,), "ex1"),
+        },
+    )
     results, proc = grade_cli(folder, "--sandbox", mode)
     text = proc.stdout + json.dumps(results, ensure_ascii=False)
     assert "FOUND IN THE KEYRING" not in text, text
@@ -142,20 +146,66 @@ SIGCHLD = 17
 # confine.py's tables shows as a call the filter does not refuse.
 KERNEL_NUMBERS = {
     "x86_64": {
-        "add_key": 248, "request_key": 249, "keyctl": 250, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427, "userfaultfd": 323, "perf_event_open": 298, "bpf": 321, "unshare": 272,
-        "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "fsopen": 430,
-        "fsconfig": 431, "fsmount": 432, "fspick": 433, "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
-        "init_module": 175, "finit_module": 313, "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320,
-        "clone": 56, "clone3": 435,
+        "add_key": 248,
+        "request_key": 249,
+        "keyctl": 250,
+        "io_uring_setup": 425,
+        "io_uring_enter": 426,
+        "io_uring_register": 427,
+        "userfaultfd": 323,
+        "perf_event_open": 298,
+        "bpf": 321,
+        "unshare": 272,
+        "setns": 308,
+        "mount": 165,
+        "umount2": 166,
+        "pivot_root": 155,
+        "chroot": 161,
+        "fsopen": 430,
+        "fsconfig": 431,
+        "fsmount": 432,
+        "fspick": 433,
+        "open_tree": 428,
+        "move_mount": 429,
+        "mount_setattr": 442,
+        "init_module": 175,
+        "finit_module": 313,
+        "delete_module": 176,
+        "kexec_load": 246,
+        "kexec_file_load": 320,
+        "clone": 56,
+        "clone3": 435,
     },
     "aarch64": {
-        "add_key": 217, "request_key": 218, "keyctl": 219, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427, "userfaultfd": 282, "perf_event_open": 241, "bpf": 280, "unshare": 97,
-        "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "fsopen": 430,
-        "fsconfig": 431, "fsmount": 432, "fspick": 433, "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
-        "init_module": 105, "finit_module": 273, "delete_module": 106, "kexec_load": 104, "kexec_file_load": 294,
-        "clone": 220, "clone3": 435,
+        "add_key": 217,
+        "request_key": 218,
+        "keyctl": 219,
+        "io_uring_setup": 425,
+        "io_uring_enter": 426,
+        "io_uring_register": 427,
+        "userfaultfd": 282,
+        "perf_event_open": 241,
+        "bpf": 280,
+        "unshare": 97,
+        "setns": 268,
+        "mount": 40,
+        "umount2": 39,
+        "pivot_root": 41,
+        "chroot": 51,
+        "fsopen": 430,
+        "fsconfig": 431,
+        "fsmount": 432,
+        "fspick": 433,
+        "open_tree": 428,
+        "move_mount": 429,
+        "mount_setattr": 442,
+        "init_module": 105,
+        "finit_module": 273,
+        "delete_module": 106,
+        "kexec_load": 104,
+        "kexec_file_load": 294,
+        "clone": 220,
+        "clone3": 435,
     },
 }
 # name -> arguments that the kernel would accept, or refuse with another

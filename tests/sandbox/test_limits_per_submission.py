@@ -8,25 +8,26 @@ gets its own control group and, without namespaces, its own user, so N
 workers use at most N times the limit and none can signal another's
 children; a group holds the limits it was made with and goes with its
 grader."""
+
 import os
 import re
 import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, make_submission
+
 from grader.child import cgroup, child_user
 from grader.child.limits import Limits
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="control groups and users of the children's own are made by a root grader")
 
-REPORT = '''
+REPORT = """
 import os
 with open("/proc/self/cgroup") as _f:
     _groups = sorted(line.split(":", 2)[2].strip() for line in _f if "memory" in line.split(":")[1] or line.startswith("0::"))
 raise RuntimeError(f"uid={os.getuid()} groups={_groups}")
-'''
+"""
 
 
 def _read(path: str) -> str:
@@ -78,7 +79,11 @@ def test_each_worker_of_a_batch_has_its_own_group_and_user(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, "-m", "grader", "batch", str(klass), "--out", str(out), "--jobs", "3", "--sandbox", sandbox, "--no-report"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(tmp_path)},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(tmp_path)},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     seen = {}

@@ -2,6 +2,7 @@
 grader/teacher/edition/course_notebooks.py) and grading from inside one
 (grader/notebook.py), run in a real Jupyter kernel (nbclient and ipykernel,
 as JupyterLab runs them)."""
+
 import json
 import os
 import re
@@ -14,11 +15,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from conftest import ROOT, SOLUTIONS
+from readme_sections import blocks, commands, markdown_links, tox_command
+
 from grader.exercises import BY_ID, IDS
 from grader.teacher.edition import course_notebooks
-from readme_sections import blocks, commands, markdown_links, tox_command
 
 NOTEBOOKS = Path(ROOT, "notebooks")
 
@@ -114,11 +115,7 @@ def test_check_in_a_kernel_grades_the_saved_answer_not_the_kernel(tmp_path, cour
     torch or redefines the function changes nothing."""
     right = Path(SOLUTIONS, "ex0_weighted_sum.py").read_text(encoding="utf-8")
     wrong = Path(ROOT, "tests", "catalogue", "wrong", "ex0_weighted_sum__softmax_dim0.py").read_text(encoding="utf-8")
-    cheat = (
-        "import torch\n"
-        "torch.softmax = lambda *a, **k: 0  # the kernel's torch, not the grader's\n"
-        "def weighted_sum(scores, values):\n    return values.mean(-2)\n"
-    )
+    cheat = "import torch\ntorch.softmax = lambda *a, **k: 0  # the kernel's torch, not the grader's\ndef weighted_sum(scores, values):\n    return values.mean(-2)\n"
     (tmp_path / "right").mkdir()
     (tmp_path / "wrong").mkdir()
     nb_right = run_in_kernel(with_answer("ex0_weighted_sum", right, tmp_path / "right", before_check=cheat))
@@ -171,9 +168,7 @@ def test_the_html_report_escapes_what_the_student_wrote():
 
     results = {
         "score": 0,
-        "tests": [
-            {"name": "ex0_weighted_sum: a check", "tags": ["ex0_weighted_sum", "public", "c"], "score": 0, "max_score": 1, "status": "failed", "output": "<script>alert(1)</script>"}
-        ],
+        "tests": [{"name": "ex0_weighted_sum: a check", "tags": ["ex0_weighted_sum", "public", "c"], "score": 0, "max_score": 1, "status": "failed", "output": "<script>alert(1)</script>"}],
     }
     shown = to_html(results, "", ["<b>warn</b>"])
     assert "<script>" not in shown and "&lt;script&gt;" in shown and "<b>warn" not in shown
@@ -213,12 +208,10 @@ def lab_as_written(folder: Path, argv: list[str], home: Path) -> tuple[str, list
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JUPYTER")) and k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
     # tox.ini's set_env; Jupyter's own folders kept out of the machine's home.
-    env.update(PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1", HOME=str(home),
-               JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
+    env.update(PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1", HOME=str(home), JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
     log_path = home / "lab.log"
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(tox_command(folder, argv), cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(tox_command(folder, argv), cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     listed = []
     try:
         deadline = time.monotonic() + 120

@@ -1,5 +1,6 @@
 """The grader as a student and a teacher use it: the command line, the
 terminal report, results.json and exit codes."""
+
 import hashlib
 import json
 import os
@@ -8,8 +9,8 @@ import re
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, points_by_exercise, run_cli
 
-from grader.student.report import width
 from grader.exercises import BY_ID, IDS, TOTAL
+from grader.student.report import width
 
 
 def tree_hash(folder) -> dict:

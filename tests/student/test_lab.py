@@ -7,6 +7,7 @@ tox itself is not run (it would install torch): the lab environment's
 command is read from that folder's own tox.ini and run with this
 interpreter, which has JupyterLab, as test_start_commands.py does for grade.
 """
+
 import os
 import secrets
 import shutil
@@ -18,10 +19,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from conftest import ROOT
-from grader.exercises import IDS
 from readme_sections import tox_command
+
+from grader.exercises import IDS
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 if CHROMIUM is None and os.environ.get("ATTENTION_CI"):
@@ -46,14 +47,17 @@ class Lab:
         self.port, self.token = free_port(), secrets.token_hex(16)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JUPYTER"))}
         # tox.ini's set_env; Jupyter's own folders kept out of the machine's home.
-        env.update(PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1", HOME=str(home),
-                   JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
-        extra = [f"--ServerApp.port={self.port}", f"--IdentityProvider.token={self.token}", "--ServerApp.ip=127.0.0.1",
-                 "--no-browser", "--LabApp.news_url=None",
-                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        env.update(PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1", HOME=str(home), JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
+        extra = [
+            f"--ServerApp.port={self.port}",
+            f"--IdentityProvider.token={self.token}",
+            "--ServerApp.ip=127.0.0.1",
+            "--no-browser",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
         self.log = open(home / "lab.log", "w")
-        self.proc = subprocess.Popen(tox_command(folder, ["tox", "-e", "lab", "--", *extra]), cwd=folder, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(tox_command(folder, ["tox", "-e", "lab", "--", *extra]), cwd=folder, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 120
         while True:

@@ -15,6 +15,7 @@ and ``PYTHONPATH`` set as the environment sets it. Commands that need the
 network or change the machine are listed in ``NOT_RUN``; any other command the
 test cannot map fails it, so a new command on the page cannot go untested.
 """
+
 import configparser
 import json
 import os
@@ -103,8 +104,7 @@ def run(command: str, folder: Path) -> subprocess.CompletedProcess:
     if "--watch" in argv:
         proc = _watched(argv, work, env)
     else:
-        proc = subprocess.run(argv, cwd=work, env=env, input=TYPED if "-i" in argv else "",
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(argv, cwd=work, env=env, input=TYPED if "-i" in argv else "", capture_output=True, text=True, timeout=300)
     proc.work = work
     return proc
 
@@ -112,8 +112,7 @@ def run(command: str, folder: Path) -> subprocess.CompletedProcess:
 def _watched(argv: list[str], work: Path, env: dict) -> subprocess.CompletedProcess:
     """``grade --watch`` as a student uses it: its first report, then a save
     of ex0's file and the report of that, then Ctrl-C."""
-    proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal)
+    proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal)
     out = []
     try:
         for n in range(2):
@@ -191,9 +190,7 @@ def test_the_student_editions_readme_gets_the_cpu_build_first(student_edition):
 
 def test_page_commands_reads_fences_and_indented_blocks(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text(":::{zh}\n说明：\n\n    python -m pip install tox\n:::\n\n"
-                    "```bash\ntox -e grade   # all\ntox -e grade   # again\n```\n\n```text\nnot a command\n```\n",
-                    encoding="utf-8")
+    page.write_text(":::{zh}\n说明：\n\n    python -m pip install tox\n:::\n\n```bash\ntox -e grade   # all\ntox -e grade   # again\n```\n\n```text\nnot a command\n```\n", encoding="utf-8")
     assert page_commands(page) == ["python -m pip install tox", "tox -e grade"]
 
 

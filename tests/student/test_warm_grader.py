@@ -17,6 +17,7 @@ reaches a later one.
 - A server killed or stopped (by code it graded, say) is replaced, the
   grading is done again in the new one and says so once.
 """
+
 import json
 import os
 import secrets
@@ -25,12 +26,12 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
-from grader.student import warm_grader
-from grader.student.request import GradeRequest
+
 from grader.child import child_user
 from grader.engine import sandbox as sandbox_mod
+from grader.student import warm_grader
+from grader.student.request import GradeRequest
 
 ACROSS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "across_gradings")
 KINDS = sorted(name[: -len("__first.py")] for name in os.listdir(ACROSS) if name.endswith("__first.py"))
@@ -145,13 +146,7 @@ def test_the_caller_s_environment_does_not_reach_the_grader(tmp_path, monkeypatc
     kernel's PYTHONPATH on)."""
     evil = tmp_path / "evil"
     (evil / "grader").mkdir(parents=True)
-    fake = (
-        "import json, sys\n"
-        "out = sys.argv[sys.argv.index('--json') + 1] if '--json' in sys.argv else None\n"
-        "if out:\n"
-        "    json.dump({'score': 100, 'tests': []}, open(out, 'w'))\n"
-        "print('faked')\n"
-    )
+    fake = "import json, sys\nout = sys.argv[sys.argv.index('--json') + 1] if '--json' in sys.argv else None\nif out:\n    json.dump({'score': 100, 'tests': []}, open(out, 'w'))\nprint('faked')\n"
     (evil / "grader" / "__init__.py").write_text("")
     (evil / "grader" / "__main__.py").write_text(fake)
     (evil / "sitecustomize.py").write_text("import builtins\nbuiltins.ATTENTION_FAKED = True\nprint('faked')\n")

@@ -7,6 +7,7 @@ without a Latin letter, and the model never trains on its held-out tenth.
 The model kept is the one of the lowest held-out loss (checked with tiny
 models, in this process), and loss.png is labelled in Chinese and English
 where a Chinese font is installed, in English where none is."""
+
 import dataclasses
 import math
 import os
@@ -400,12 +401,7 @@ print("代码也不要")
     (tmp_path / "docs" / "page.md").write_text(page, encoding="utf-8")
     (tmp_path / "docs" / "answers").mkdir()
     (tmp_path / "docs" / "answers" / "ex0.md").write_text(":::{zh}\n参考答案。\n:::\n", encoding="utf-8")
-    assert corpus.extract(str(tmp_path / "docs")) == (
-        "第一段：注意力让每个位置看见前文，见路线。\n"
-        "列表的第一项；\n"
-        "第二项，很重要。\n"
-        "权重是 0.68。\n"
-    )
+    assert corpus.extract(str(tmp_path / "docs")) == ("第一段：注意力让每个位置看见前文，见路线。\n列表的第一项；\n第二项，很重要。\n权重是 0.68。\n")
 
 
 # - in a student release -

@@ -30,6 +30,7 @@ words of the diagnosis's English text (``diagnoses``). A diagnosis that a
 grading shows for the file and no line of it names belongs to another
 mistake: tests/grading/test_catalogue.py fails then.
 """
+
 import re
 from pathlib import Path
 

@@ -19,6 +19,7 @@ solution of ``exercise``, followed by code that
 3. redefines every other public function or class of the exercise to raise
    ``NotImplementedError`` (a class already in ``__init__``).
 """
+
 import ast
 from pathlib import Path
 

@@ -10,6 +10,7 @@ temporary folder, and fill the cores the foreground tests leave idle.
 started (a test run by itself, say), builds it there and then. At the end of
 the session ``stop_builds`` kills a background build that no test waited for.
 """
+
 import atexit
 import contextlib
 import os
@@ -56,8 +57,7 @@ def sources() -> list[Path]:
 
 
 def _sphinx_command(srcdir: Path, outdir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", "-j", "auto",
-            "-d", str(outdir.parent / f"doctrees-{outdir.name}"), *extra, str(srcdir), str(outdir)]
+    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", "-j", "auto", "-d", str(outdir.parent / f"doctrees-{outdir.name}"), *extra, str(srcdir), str(outdir)]
 
 
 def _env() -> dict[str, str]:
@@ -69,8 +69,7 @@ def _edition_options(edition: str) -> list[str]:
 
 
 def sphinx_build(srcdir: Path, outdir: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(_sphinx_command(srcdir, outdir, *extra), cwd=ROOT, capture_output=True, text=True,
-                          timeout=BUILD_TIMEOUT, env=_env())
+    return subprocess.run(_sphinx_command(srcdir, outdir, *extra), cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT, env=_env())
 
 
 def editions_needed(items) -> set[str]:
@@ -109,9 +108,16 @@ def start_builds(items, tmp_root: Path) -> None:
         out = folder / edition
         stdout, stderr = folder / f"{edition}.stdout", folder / f"{edition}.stderr"
         with open(stdout, "w", encoding="utf-8") as out_file, open(stderr, "w", encoding="utf-8") as err_file:
-            process = subprocess.Popen(_sphinx_command(DOCS, out, *_edition_options(edition)), cwd=ROOT,
-                                       stdin=subprocess.DEVNULL, stdout=out_file, stderr=err_file, env=_env(),
-                                       preexec_fn=_lower_priority, start_new_session=True)
+            process = subprocess.Popen(
+                _sphinx_command(DOCS, out, *_edition_options(edition)),
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=out_file,
+                stderr=err_file,
+                env=_env(),
+                preexec_fn=_lower_priority,
+                start_new_session=True,
+            )
         _background[edition] = _Background(process, out, stdout, stderr)
     if _background:
         atexit.register(stop_builds)  # in case the session ends without its pytest_sessionfinish
@@ -145,9 +151,9 @@ def _finish(edition: str) -> tuple[Path, subprocess.CompletedProcess]:
         build.process.wait(timeout=BUILD_TIMEOUT)
     finally:
         _kill(build)  # timed out or interrupted (Ctrl-C): leave no sphinx behind
-    return build.out, subprocess.CompletedProcess(build.process.args, build.process.returncode,
-                                                  build.stdout.read_text(encoding="utf-8", errors="replace"),
-                                                  build.stderr.read_text(encoding="utf-8", errors="replace"))
+    return build.out, subprocess.CompletedProcess(
+        build.process.args, build.process.returncode, build.stdout.read_text(encoding="utf-8", errors="replace"), build.stderr.read_text(encoding="utf-8", errors="replace")
+    )
 
 
 def defer_builds(items, tmp_root: Path) -> None:

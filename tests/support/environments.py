@@ -3,6 +3,7 @@
 a release, a probe's folder) or removed (a release that must find its own
 ``grader``, as a student's copy would), and whatever else the test names.
 One helper where four test files each kept their own."""
+
 import os
 from pathlib import Path
 

@@ -15,6 +15,7 @@ import still runs).
 ``violations(root)`` reads a course tree (the project, or a copy of it in a
 test) and returns one line per broken rule.
 """
+
 import ast
 from pathlib import Path
 
@@ -175,10 +176,7 @@ def _cycles(tree: Tree) -> list[list[str]]:
     import included (one cycle per strongly connected group, Tarjan's
     algorithm): a module is read from the modules below it, never back."""
     modules = set(tree.grader_modules())
-    graph = {
-        name: sorted({p for imported, _, _ in tree.imports(name) for p in _parents(imported) if p in modules and p != name and tree.files[p].name != "__init__.py"})
-        for name in sorted(modules)
-    }
+    graph = {name: sorted({p for imported, _, _ in tree.imports(name) for p in _parents(imported) if p in modules and p != name and tree.files[p].name != "__init__.py"}) for name in sorted(modules)}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

@@ -23,6 +23,7 @@ not in ``defines`` or that the solution's class lacks, and a name the kept
 code uses that no kept import or lookup class binds (a module-level helper
 of the solution, say), which would fail at import in the lookup file.
 """
+
 import ast
 import builtins
 import copy
@@ -49,14 +50,7 @@ def answering(method: str, name: str) -> ast.FunctionDef:
 
 def called_on_self(node: ast.AST) -> set[str]:
     """The names of ``self.<name>(...)`` calls in ``node``."""
-    return {
-        call.func.attr
-        for call in ast.walk(node)
-        if isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and isinstance(call.func.value, ast.Name)
-        and call.func.value.id == "self"
-    }
+    return {call.func.attr for call in ast.walk(node) if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"}
 
 
 def helpers_of(init: ast.FunctionDef, methods: dict[str, ast.FunctionDef], replaced: set[str]) -> list[str]:

@@ -2,6 +2,7 @@
 tests that run them as written (test_course_notebooks: README's "Students
 in Jupyter"; test_nbgrader_course: docs/teachers/nbgrader.md; test_wheel:
 docs/teachers/release.md; ...)."""
+
 import glob
 import os
 import re

@@ -1,5 +1,6 @@
 """Gradescope's results.json as its documentation gives it, and what this
 grader promises of it, for the tests of what writes one."""
+
 from grader import __version__
 from grader.exercises import IDS
 

@@ -9,6 +9,7 @@ way some machines are: ``python seccomp_jail.py WAY -- COMMAND...``.
 
 Both are inherited by everything the command starts. x86_64 only.
 """
+
 import ctypes
 import os
 import struct
@@ -39,13 +40,19 @@ def _install(prog) -> None:
 
 
 def refuse() -> None:
-    _install([
-        LD_ARCH, _jeq(AUDIT_ARCH_X86_64, 0, 6),
-        LD_NR, _jeq(NR_SECCOMP, 3, 0), _jeq(NR_PRCTL, 0, 3),
-        LD_ARG0, _jeq(PR_SET_SECCOMP, 0, 1),
-        EINVAL,
-        ALLOW,
-    ])
+    _install(
+        [
+            LD_ARCH,
+            _jeq(AUDIT_ARCH_X86_64, 0, 6),
+            LD_NR,
+            _jeq(NR_SECCOMP, 3, 0),
+            _jeq(NR_PRCTL, 0, 3),
+            LD_ARG0,
+            _jeq(PR_SET_SECCOMP, 0, 1),
+            EINVAL,
+            ALLOW,
+        ]
+    )
 
 
 def full() -> None:

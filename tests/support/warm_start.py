@@ -30,6 +30,7 @@ and so every program, runs at the niceness it was made with.
 capture_output=True, text=True)`` reads it: both streams until every
 process holding them has let go, text with universal newlines.
 """
+
 import json
 import locale
 import os
@@ -132,9 +133,7 @@ class WarmStarter:
         self.address = os.path.join(self._dir, "socket")
         # The project comes per request, in PYTHONPATH.
         self._env = env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        self._server = subprocess.Popen(
-            [sys.executable, "-c", _SERVER, self.address, str(niceness)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir
-        )
+        self._server = subprocess.Popen([sys.executable, "-c", _SERVER, self.address, str(niceness)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir)
         ready = self._server.stdout.readline()
         if ready.strip() != b"ready":
             raise RuntimeError(f"the warm interpreter did not start (exit {self._server.wait()})")

@@ -3,6 +3,7 @@ the example class in ``examples/submissions``, a folder of bad input, an
 interrupted batch run again, ``--force``, and nbgrader's own ``export``
 reading the gradebook.
 """
+
 import csv
 import importlib.util
 import json
@@ -15,15 +16,15 @@ import sys
 import time
 
 import pytest
-
-from environments import environment
 import results_schema
 from conftest import ROOT, SOLUTIONS, ctrl_c_as_in_a_terminal, make_submission, python_m_grader
-from grader.exercises import BY_ID, IDS, TOTAL
-from grader.teacher.intake import submissions
-from grader.teacher.batch.output import BatchOutput
-from grader.teacher.batch.grades_csv import GradeRow
+from environments import environment
 from test_intake import BAD_ID, FORMULA_CELL, FORMULA_ID, SHARING, make_nasty_dir
+
+from grader.exercises import BY_ID, IDS, TOTAL
+from grader.teacher.batch.grades_csv import GradeRow
+from grader.teacher.batch.output import BatchOutput
+from grader.teacher.intake import submissions
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 HAVE_NBGRADER = importlib.util.find_spec("nbgrader") is not None
@@ -99,7 +100,7 @@ def graded_lines(stderr: str) -> set:
 
 def skipped_lines(stderr: str) -> set:
     prefix = "跳过 / skip "
-    return {line[len(prefix):].split(": ")[0] for line in stderr.splitlines() if line.startswith(prefix)}
+    return {line[len(prefix) :].split(": ")[0] for line in stderr.splitlines() if line.startswith(prefix)}
 
 
 def gradebook_counts(out) -> dict:
@@ -217,7 +218,11 @@ def test_gradebook_and_nbgrader_export(examples, tmp_path):
     con.close()
     head = subprocess.run(
         [sys.executable, "-c", "import nbgrader.api; print(nbgrader.api.get_alembic_version())"],
-        capture_output=True, text=True, timeout=300, env=path_env, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=path_env,
+        cwd=tmp_path,
     )
     assert head.returncode == 0, head.stderr
     assert stamp == head.stdout.strip()
@@ -315,7 +320,7 @@ def test_csv_text_cells_are_no_formulas(tmp_path):
     ids = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1+1", "\r=1+1", "  =1+1", "'quoted", "plain", "王 小明", "a=b", "1-1"]
     got = {ex: 1.5 for ex in IDS}
     for sid in ids:
-        store.add_row(GradeRow.of(sid, got, ["=HYPERLINK(\"evil.example\",\"click\")"] if sid == "plain" else []))
+        store.add_row(GradeRow.of(sid, got, ['=HYPERLINK("evil.example","click")'] if sid == "plain" else []))
     with open(tmp_path / "grades.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f))
     assert rows[0] == ["student_id", *IDS, "total", "note"]
@@ -324,7 +329,7 @@ def test_csv_text_cells_are_no_formulas(tmp_path):
     assert {c[1:] if c.startswith("'") else c for c in cells} == set(ids)
     for r in cells.values():
         assert r[1:-1] == ["1.5"] * len(IDS) + [f"{1.5 * len(IDS):g}"]
-    assert cells["plain"][-1] == "'=HYPERLINK(\"evil.example\",\"click\")"
+    assert cells["plain"][-1] == '\'=HYPERLINK("evil.example","click")'
     assert cells["'=1+1"][-1] == ""  # an empty note stays empty
 
 

@@ -6,6 +6,7 @@ nbgrader's own ``export`` reads the result.
 The PostgreSQL server is a throwaway cluster (Debian's ``postgresql``,
 which .ci/run installs) started on a Unix socket in a temporary folder.
 """
+
 import csv
 import glob
 import json
@@ -17,8 +18,8 @@ import tempfile
 import warnings
 
 import pytest
-
 from conftest import ROOT, python_m_grader
+
 from grader.exercises import BY_ID
 
 pytest.importorskip("nbgrader")
@@ -98,9 +99,7 @@ def export(url: str, tmp) -> dict:
     """nbgrader export's CSV: (assignment, student) -> raw score."""
     out = os.path.join(str(tmp), "export.csv")
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    proc = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "export", "--db", url, "--to", out], cwd=str(tmp), capture_output=True, text=True, env=env, timeout=300
-    )
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", "export", "--db", url, "--to", out], cwd=str(tmp), capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     with open(out, encoding="utf-8", newline="") as f:
         return {(r["assignment"], r["student_id"]): float(r["raw_score"]) for r in csv.DictReader(f)}
@@ -178,9 +177,9 @@ def postgres():
     try:
         subprocess.run([*as_user, initdb, "-D", data, "-A", "trust", "-U", "course", "--no-sync"], check=True, capture_output=True)
         subprocess.run(
-            [*as_user, pg_ctl, "-D", data, "-w", "-l", os.path.join(folder, "log"),
-             "-o", f"-k {folder} -c listen_addresses='' -c fsync=off", "start"],
-            check=True, capture_output=True,
+            [*as_user, pg_ctl, "-D", data, "-w", "-l", os.path.join(folder, "log"), "-o", f"-k {folder} -c listen_addresses='' -c fsync=off", "start"],
+            check=True,
+            capture_output=True,
         )
         yield f"postgresql+psycopg://course@/postgres?host={folder}"
     finally:

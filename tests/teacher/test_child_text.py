@@ -16,6 +16,7 @@ here by the real command line: ``grade`` (with the sandbox off and on) and
 ``batch``, and nothing of them may reach stdout, results.json, feedback.md or
 grades.csv as anything but text.
 """
+
 import json
 import os
 import re
@@ -24,14 +25,14 @@ import sys
 
 import pytest
 import torch
-
 from conftest import ROOT, make_submission, run_cli
+
 from grader import text
-from grader.student import markup
 from grader.child import protocol
-from grader.handin import submission
 from grader.engine import sandbox as sandbox_mod
 from grader.engine.child_output import Drain
+from grader.handin import submission
+from grader.student import markup
 from grader.teacher.intake import submissions
 from grader.teacher.report import similar
 

@@ -8,6 +8,7 @@ formatters), so the report reads exactly what grading writes. One module fixture
 real class (three students of ``examples/submissions`` and one with nothing
 to grade); the browser tests open its report in Debian's Chromium.
 """
+
 import csv
 import dataclasses
 import json
@@ -23,16 +24,16 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, TEST_INPUTS_SEED, make_submission, python_m_grader, run_cli
+
 from grader.authoring.checking import Fault
-from grader.student import report
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult, format_failure, format_fault
 from grader.exercises import IDS
-from grader.teacher.report import class_data, class_report
+from grader.student import report
 from grader.teacher.batch.grades_csv import text_cell
 from grader.teacher.intake.submissions import safe_name
+from grader.teacher.report import class_data, class_report
 from grader.text import NOT_IMPLEMENTED, Text, t
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
@@ -256,12 +257,15 @@ def test_one_mistake_is_one_row_however_its_checks_quote_the_input(tmp_path):
     once. Mistakes that differ outside the quotes stay apart."""
     from grader.teacher.platforms import lms_export
 
-    out = make_out(tmp_path / "out", {
-        "kim": {"ex5_head": (wrong(BY_C), wrong(BY_SHAPE))},
-        "lee": {"ex5_head": (PASS, wrong(BY_SHAPE))},
-        "max": {"ex5_head": (wrong(BY_C), PASS), "ex0_weighted_sum": (wrong(DIM0), PASS)},
-        "ned": {"ex5_head": (wrong(SQRT), PASS), "ex0_weighted_sum": (PASS, wrong(DIM1))},
-    })
+    out = make_out(
+        tmp_path / "out",
+        {
+            "kim": {"ex5_head": (wrong(BY_C), wrong(BY_SHAPE))},
+            "lee": {"ex5_head": (PASS, wrong(BY_SHAPE))},
+            "max": {"ex5_head": (wrong(BY_C), PASS), "ex0_weighted_sum": (wrong(DIM0), PASS)},
+            "ned": {"ex5_head": (wrong(SQRT), PASS), "ex0_weighted_sum": (PASS, wrong(DIM1))},
+        },
+    )
     data = class_data.read(out)
     found = [(d.exercise, d.en, d.students) for d in data.diagnoses]
     assert found == [
@@ -315,7 +319,7 @@ def test_without_matplotlib_the_report_has_counts_instead_of_figures(small_class
     page = _html(small_class)
     assert "data:image" not in page and "no figures: matplotlib cannot be imported" in page
     lo, hi, n = class_report.bins(SMALL_TOTALS, FULL)[-1]  # the top bin: anna, and dan when FULL - 4 falls in it
-    assert f'<dd id="stat-mean">{statistics.fmean(SMALL_TOTALS):.1f}</dd>' in page and f"<td>{lo:g}–{hi:g}</td><td class=\"n\">{n}</td>" in page
+    assert f'<dd id="stat-mean">{statistics.fmean(SMALL_TOTALS):.1f}</dd>' in page and f'<td>{lo:g}–{hi:g}</td><td class="n">{n}</td>' in page
     assert n >= 1
 
 

@@ -8,6 +8,7 @@ is ``python -m grader ARGS``, as tox.ini's teacher environment runs it;
 ``gh classroom clone student-repos`` clones made-up student repositories
 into the layout the gh-classroom extension makes, and ``gh api`` answers
 from made-up push records through jq, as gh's ``--jq`` does)."""
+
 import base64
 import json
 import os
@@ -18,17 +19,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from environments import environment
 from catalogue_marks import marked
 from conftest import ROOT, SOLUTIONS, python_m_grader
+from environments import environment
 from readme_sections import blocks, page
 
 from grader.exercises import EXERCISES as TABLE
 from grader.exercises import IDS
-from grader.teacher.intake import classroom_repos
-from grader.teacher.platforms import classroom_workflow
-from grader.teacher.late.lateness import GIT_COMMIT
 from grader.teacher.edition.packaging import tox_base_deps
+from grader.teacher.intake import classroom_repos
+from grader.teacher.late.lateness import GIT_COMMIT
+from grader.teacher.platforms import classroom_workflow
 
 PAGE = page("teachers/github_classroom.md")
 SECTION = "GitHub Classroom autograding"  # the page's title: blocks() of the whole page
@@ -362,7 +363,8 @@ def test_without_a_times_file_the_commit_date_counts_and_is_named(readme_class, 
     policy.write_text("due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = 10\n", encoding="utf-8")
     proc = python_m_grader(
         ["batch", readme_class["here"] / f"{SLUG}-submissions", "--out", tmp_path / "out", "--policy", policy, "--no-report", "--jobs", "1"],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": ROOT},
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": ROOT},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     grades = _grades(tmp_path / "out")

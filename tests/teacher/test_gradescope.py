@@ -2,6 +2,7 @@
 Gradescope runs it: unpacked in AUTOGRADER_ROOT/source, run_autograder
 copied to AUTOGRADER_ROOT, the submission in AUTOGRADER_ROOT/submission.
 setup.sh is not run: this environment already has torch."""
+
 import json
 import os
 import pathlib
@@ -17,10 +18,10 @@ from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, run_cli
 from results_schema import RESULTS_SCHEMA, valid
 
 from grader import __version__
-from grader.student import report
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult
 from grader.exercises import IDS, TOTAL
+from grader.student import report
 from grader.teacher.platforms.gradescope import find_submission, run_autograder_sh
 
 
@@ -241,7 +242,7 @@ def test_find_submission(tmp_path):
 
 # A thief of 10 lines per exercise: it finds the grader's folder from the
 # command lines in /proc (world-readable) and runs the reference solution.
-THIEF = '''
+THIEF = """
 import glob, os
 for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
     try:
@@ -252,12 +253,12 @@ for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
         root = args[args.index("autograde") + 1]
         exec(open(os.path.join(root, "source", "solutions", os.path.basename(__file__)), encoding="utf-8").read())
         break
-'''
+"""
 
 # A rewriter: everything of run_autograder after the line bash is running
 # (the grader's) becomes code that writes a full score, run as root once
 # the grader exits, unless bash has read it all before.
-REWRITER = '''
+REWRITER = """
 import glob, os
 for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
     args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
@@ -271,7 +272,7 @@ for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
             f.seek(cut)
             f.write((payload * (1 + (len(text) - cut) // len(payload)))[: max(len(text) - cut, len(payload))])
         break
-'''
+"""
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ Moodle's ``<Full Name>_<participant id>_assignsubmission_file`` folders
 (and the flat form), its grading worksheet with "Participant N" and
 userdate's times.
 """
+
 import csv
 import io
 import os
@@ -22,8 +23,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import python_m_grader
+
 from grader.exercises import EXERCISES
 from grader.teacher.batch.grades_csv import FORMULA_START
 
@@ -90,7 +91,21 @@ def canvas_download(d: Path) -> Path:
 
 
 GRADEBOOK = [
-    ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Week 1 (555)", "Attention (777)", "Current Points", "Final Points", "Current Score", "Unposted Current Score", "Final Score", "Unposted Final Score"],
+    [
+        "Student",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        "Week 1 (555)",
+        "Attention (777)",
+        "Current Points",
+        "Final Points",
+        "Current Score",
+        "Unposted Current Score",
+        "Final Score",
+        "Unposted Final Score",
+    ],
     ["", "", "", "", "", "Manual Posting", "", "", "", "", "", "", ""],
     ["    Points Possible", "", "", "", "", "10.00", "50.00", "(read only)", "(read only)", "(read only)", "(read only)", "(read only)", "(read only)"],
     ["Smith, John", "101", "S101", "jsmith", "Section A", "9.00", "", "9.00", "9.00", "90.00", "90.00", "90.00", "90.00"],
@@ -297,7 +312,7 @@ WORKSHEET = [
     ["Participant 2002", "Ana María", "ana@example.edu", "Submitted for grading", "", "100.00", "Yes", "Friday, 11 December 2026, 9:05 AM", "<p>see the zip</p>", "-", ""],
     ["Participant 2003", "Ólafur Arnalds", "olafur@example.edu", "Submitted for grading", "", "100.00", "Yes", "Sunday, 13 December 2026, 8:00 PM", "", "-", ""],
     ["Participant 2004", "Bo Chen", "bo@example.edu", "No submission", "", "100.00", "Yes", "-", "", "-", ""],
-    ["Participant 2005", "=HYPERLINK(\"x\")", "eve@example.edu", "Submitted for grading", "", "100.00", "Yes", "Thursday, 10 December 2026, 10:00 AM", "", "-", ""],
+    ["Participant 2005", '=HYPERLINK("x")', "eve@example.edu", "Submitted for grading", "", "100.00", "Yes", "Thursday, 10 December 2026, 10:00 AM", "", "-", ""],
 ]
 
 
@@ -314,7 +329,7 @@ def moodle_download(d: Path, flat: bool) -> Path:
 
     for f in sorted(SOLUTIONS.glob("*.py")):
         put("Li Hua_2001", f.name, f.read_bytes())
-        put("=HYPERLINK(\"x\")_2005", f.name, f.read_bytes())
+        put('=HYPERLINK("x")_2005', f.name, f.read_bytes())
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         for f in sorted(STUBS.glob("*.py")):
@@ -359,7 +374,7 @@ def test_moodle_download_folders_and_flat_zip(moodle):
     g = grades(moodle["tmp"] / "out")
     assert g == grades(moodle["tmp"] / "out-flat")
     assert sorted(g) == ["2001", "2002", "2003", "2005"]  # keyed by participant id
-    assert g["2002"]["name"] == "Ana María" and g["2005"]["name"] == "'=HYPERLINK(\"x\")"  # a formula stays text
+    assert g["2002"]["name"] == "Ana María" and g["2005"]["name"] == '\'=HYPERLINK("x")'  # a formula stays text
     assert g["2001"]["raw"] == str(FULL) and g["2005"]["raw"] == str(FULL)
     assert "online text" in g["2002"]["note"] and g["2002"]["raw"] == "0"
     assert float(g["2003"][EX0.id]) < EX0.points
@@ -407,6 +422,7 @@ def test_platform_rows_not_to_grade_are_left_alone_and_real_mismatches_stop(canv
     and Moodle's "No submission" with more after it are left alone, the file
     written. A student who only calls themselves "Test Student", among the
     others, and a Moodle draft with no result still stop the export."""
+
     def export(platform, *args):
         to = tmp_path / f"{platform}-{len(list(tmp_path.iterdir()))}.csv"
         out = (canvas if platform == "canvas" else moodle)["tmp"] / "out"
@@ -457,7 +473,11 @@ def test_the_gradebook_has_nbgraders_late_penalty(canvas, tmp_path):
     exported = tmp_path / "nbgrader.csv"
     proc = subprocess.run(
         [sys.executable, "-m", "nbgrader", "export", "--db", f"sqlite:///{out}/gradebook.db", "--to", str(exported)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with open(exported, encoding="utf-8", newline="") as f:
@@ -552,10 +572,12 @@ def test_a_moodle_zip_a_student_shaped_badly_and_a_timestamp_of_their_own(tmp_pa
         z.writestr(f"{bo}/{EX0.filename}", solution)
         z.writestr(f"{bo}/timestamp.txt", "2026-12-01 00:00:00.000000 UTC")
         z.writestr(f"{ana}/{EX0.filename}", solution)
-    sheet = [WORKSHEET[0]] + [[f"Participant {pid}", "", "", "Submitted for grading", "", "100.00", "Yes", when, "", "-", ""] for pid, when in (
-        ("2001", "Thursday, 10 December 2026, 10:00 AM"), ("2002", "Friday, 11 December 2026, 9:05 AM"), ("2003", "Thursday, 10 December 2026, 11:00 PM"))]
+    sheet = [WORKSHEET[0]] + [
+        [f"Participant {pid}", "", "", "Submitted for grading", "", "100.00", "Yes", when, "", "-", ""]
+        for pid, when in (("2001", "Thursday, 10 December 2026, 10:00 AM"), ("2002", "Friday, 11 December 2026, 9:05 AM"), ("2003", "Thursday, 10 December 2026, 11:00 PM"))
+    ]
     write_gradebook(tmp_path / "worksheet.csv", sheet)
-    (tmp_path / "course.toml").write_text("due = 2026-12-10T23:59:00\ntimezone = \"Asia/Shanghai\"\nlate_penalty_per_day = 10\n", encoding="utf-8")
+    (tmp_path / "course.toml").write_text('due = 2026-12-10T23:59:00\ntimezone = "Asia/Shanghai"\nlate_penalty_per_day = 10\n', encoding="utf-8")
     proc = grader("batch", tmp_path / "moodle.zip", "--out", tmp_path / "out", "--policy", tmp_path / "course.toml", "--worksheet", tmp_path / "worksheet.csv")
     assert proc.returncode == 0, proc.stderr
     g = grades(tmp_path / "out")

@@ -10,6 +10,7 @@ More students hand in two of the eight notebooks (the rest are missing,
 which nbgrader scores 0): the reference, the untouched release, a catalogue
 mistake, and an answer cell that attacks the kernel it would run in.
 """
+
 import csv
 import html
 import json
@@ -21,24 +22,24 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import python_m_grader
-from grader.exercises import BY_ID, IDS, TOTAL
 from readme_sections import Shell, blocks, commands, page
-from grader.teacher.platforms import nbgrader_course
+
+from grader.exercises import BY_ID, IDS, TOTAL
 from grader.teacher.edition.release import find_leaks
+from grader.teacher.platforms import nbgrader_course
 
 ROOT = Path(__file__).resolve().parents[2]
 HANDED_IN = ["ex0_weighted_sum", "ex4_masking"]
 MISTAKE = ROOT / "tests" / "catalogue" / "wrong" / "ex0_weighted_sum__float32_cast.py"
 # An answer cell that, run in a kernel, would give itself full marks and
 # leave a file behind; graded in the sandbox, it is an unfinished answer.
-ATTACK = '''import os, grader.notebook
+ATTACK = """import os, grader.notebook
 open(os.path.join(os.getcwd(), "the_kernel_ran_me"), "w").close()
 grader.notebook.points = lambda *args, **kwargs: 10.0
 def weighted_sum(scores, values):
     raise NotImplementedError
-'''
+"""
 
 
 def nbgrader(course: Path, *args: str, check: bool = True, **extra_env: str) -> subprocess.CompletedProcess:
@@ -174,8 +175,13 @@ def test_source_notebooks_hold_the_reference_between_nbgraders_delimiters(course
         assert code.replace("### ", "# ") == reference(ex).rstrip("\n")
         test = nb["cells"][-1]
         assert test["metadata"]["nbgrader"] == {
-            "grade": True, "grade_id": f"test_{ex}", "locked": True, "points": float(BY_ID[ex].points),
-            "schema_version": 3, "solution": False, "task": False,
+            "grade": True,
+            "grade_id": f"test_{ex}",
+            "locked": True,
+            "points": float(BY_ID[ex].points),
+            "schema_version": 3,
+            "solution": False,
+            "task": False,
         }
         assert "### BEGIN HIDDEN TESTS\nhidden = True\n### END HIDDEN TESTS" in "".join(test["source"])
 
@@ -422,9 +428,7 @@ def test_feedback_shows_the_report_and_no_hidden_input(graded, tmp_path):
     # tried; the student's feedback says that they failed, not on what.
     copy = tmp_path / "mistake"
     copy.mkdir()
-    (copy / "ex0_weighted_sum.ipynb").write_bytes(
-        (graded / "submitted" / "mistake" / "attention" / "ex0_weighted_sum.ipynb").read_bytes()
-    )
+    (copy / "ex0_weighted_sum.ipynb").write_bytes((graded / "submitted" / "mistake" / "attention" / "ex0_weighted_sum.ipynb").read_bytes())
     graded_by_grader(copy, "--only", "ex0_weighted_sum")
     results = json.loads((copy / "results.json").read_text(encoding="utf-8"))
     hidden = [t for t in results["tests"] if "hidden" in t["tags"] and t["status"] != "passed"]

@@ -18,6 +18,7 @@ is edited. Then, run in the copy:
 The copy's total is 100 plus the new row's points: the table says what the
 course is worth, and nothing here needs it to be 100.
 """
+
 import json
 import os
 import shutil
@@ -94,7 +95,10 @@ def test_float64(sub, ref):
     expect_close(sub.add_residual(x, y), ref.add_residual(x, y), what=t("float64 的 x 和 y", "float64 x and y"))
 '''
 
-WRONG = SOLUTION.replace('"""ex8_residual: 把子层', '"""ex8 mistake: the sublayer\'s output replaces the input instead of adding to it.\nzh: 用子层的输出代替了输入，没有相加。\n"""\n# marked: representative, release-set-1, release-set-2, cross-student\n"""ex8_residual: 把子层').replace("return x + y", "return y")
+WRONG = SOLUTION.replace(
+    '"""ex8_residual: 把子层',
+    '"""ex8 mistake: the sublayer\'s output replaces the input instead of adding to it.\nzh: 用子层的输出代替了输入，没有相加。\n"""\n# marked: representative, release-set-1, release-set-2, cross-student\n"""ex8_residual: 把子层',
+).replace("return x + y", "return y")
 RIGHT = SOLUTION.replace('"""ex8_residual: 把子层', '"""ex8 variant: torch.add.\n"""\n"""ex8_residual: 把子层').replace("return x + y", "return torch.add(x, y)")
 
 EXPERIMENT = '''\

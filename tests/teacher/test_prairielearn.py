@@ -9,6 +9,7 @@ environment already has torch.
 
 Every job is run once, by the ``jobs`` fixture, two at a time; the tests
 read their outcomes."""
+
 import concurrent.futures
 import hashlib
 import json
@@ -161,7 +162,7 @@ def test_the_pages_commands_are_the_ones_run(built, fragment):
 # A thief: finds /grade from the grader's command line (world-readable in
 # /proc) and runs the reference solution from wherever PrairieLearn put a
 # copy: serverFilesCourse/, its deprecated copy shared/, the question's tests/.
-THIEF = '''
+THIEF = """
 import glob, os
 ROOT = "/grade"
 for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
@@ -178,11 +179,11 @@ for place in (("serverFilesCourse", "attention", "solutions"), ("shared", "atten
         break
     except OSError as exc:
         print("stealing", place[0], type(exc).__name__, flush=True)
-'''
+"""
 
 # Another: walks every folder of the job for the hidden checks and raises
 # their text, to have it shown back.
-HIDDEN_THIEF = '''
+HIDDEN_THIEF = """
 import os
 ROOT = "/grade"
 found = []
@@ -202,11 +203,11 @@ for dirpath, dirnames, filenames in os.walk(ROOT, onerror=lambda e: errors.appen
 
 def weighted_sum(scores, values):
     raise RuntimeError("found %d files (%s):\\n%s" % (len(found), ",".join(errors), "\\n".join(found)))
-'''
+"""
 
 # A forger: writes a full score into /grade/results/results.json at import
 # and at every call, and leaves a daemon that keeps writing it for a minute.
-FORGER = '''
+FORGER = """
 import ctypes, json, os, signal, time
 import torch
 TAG = "__ATTACK_TAG__"
@@ -254,12 +255,12 @@ def averaging_matrix(T, dtype=torch.float64):
 def average_past(x):
     forge()
     return torch.zeros_like(x)
-'''
+"""
 
 # Another: everything of run_grader after the line bash is running becomes
 # code that writes a full score once the grader exits, unless bash has read
 # it all before.
-REWRITER = '''
+REWRITER = """
 import glob, os
 for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
     args = open(cmdline, "rb").read().decode(errors="replace").split("\\0")
@@ -273,7 +274,7 @@ for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
             f.seek(cut)
             f.write((payload * (1 + (len(text) - cut) // len(payload)))[: max(len(text) - cut, len(payload))])
         break
-'''
+"""
 
 # The catalogue's attacks that apply to root without namespaces in this
 # layout (tests/attacks/): stealing solutions and hidden checks, faking

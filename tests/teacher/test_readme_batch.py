@@ -2,6 +2,7 @@
 eight made-up students of examples/submissions graded into out/, then
 nbgrader's own export of the gradebook the batch wrote. The pages of
 docs/teachers/ hold every other teacher's command, run by their own tests."""
+
 import csv
 import shutil
 
@@ -12,8 +13,7 @@ def test_the_readmes_first_batch(tmp_path):
     shutil.copytree(ROOT / "examples" / "submissions", tmp_path / "examples" / "submissions")
     (block,) = blocks("Teachers", "bash")
     argvs = commands(block)
-    assert [argv[:6] for argv in argvs] == [["tox", "-e", "teacher", "--", "batch", "examples/submissions"],
-                                            ["tox", "exec", "-e", "teacher", "--", "nbgrader"]]
+    assert [argv[:6] for argv in argvs] == [["tox", "-e", "teacher", "--", "batch", "examples/submissions"], ["tox", "exec", "-e", "teacher", "--", "nbgrader"]]
     shell = Shell(tmp_path)
     for argv in argvs:
         shell.run(argv)  # each must end with 0

@@ -1,6 +1,7 @@
 """The student edition (``python -m grader release``): nothing of the solutions
 or of the hidden checks in it, and inside it the grader works on its own,
 replaying recorded reference answers."""
+
 import ast
 import json
 import os
@@ -12,14 +13,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from environments import environment
 from catalogue_marks import marked
 from conftest import EXERCISES, ROOT, SOLUTIONS, make_submission, python_m_grader, run_cli
+from environments import environment
 from readme_sections import markdown_links
 from results_schema import valid
 
-from grader.exercises import IDS
 from grader.authoring.regions import solution_regions
+from grader.exercises import IDS
 
 CHECKS = os.path.join(ROOT, "checks")
 WRONG = Path(ROOT) / "tests" / "catalogue" / "wrong"
@@ -180,14 +181,7 @@ def _searched(rel: str, data: bytes) -> bytes:
 def test_no_solution_code_anywhere(release):
     needles = solution_needles()
     assert len(needles) > 20  # the search is not vacuous
-    leaks = [
-        (rel, n)
-        for rel, data in all_files(release)
-        if not _published_experiment(rel)
-        for text in [_searched(rel, data)]
-        for n in needles
-        if n.encode() in text
-    ]
+    leaks = [(rel, n) for rel, data in all_files(release) if not _published_experiment(rel) for text in [_searched(rel, data)] for n in needles if n.encode() in text]
     assert not leaks
     # The notebooks were searched as their cells, the experiment's left out.
     notebook = (release / "notebooks" / "ex0_weighted_sum.ipynb").read_bytes()
@@ -244,7 +238,17 @@ def test_tox_ini_has_grade_and_write_and_the_same_pins(release):
 
 def test_readme_is_for_students(release):
     text = (release / "README.md").read_text(encoding="utf-8")
-    for must in ("tox -e grade", "tox -e grade -- --only ex4_masking", "tox -e write", "python experiments/ex0_weighted_sum_experiment.py", "由老师评分", "graded by your teacher", "download.pytorch.org/whl/cpu", "](", "尚未完成"):
+    for must in (
+        "tox -e grade",
+        "tox -e grade -- --only ex4_masking",
+        "tox -e write",
+        "python experiments/ex0_weighted_sum_experiment.py",
+        "由老师评分",
+        "graded by your teacher",
+        "download.pytorch.org/whl/cpu",
+        "](",
+        "尚未完成",
+    ):
         assert must in text, must
     for never in ("solutions", "hidden/", "tox -e test", "grader.teacher.stubs"):
         assert never not in text, never
@@ -257,9 +261,7 @@ def test_cli_in_release_offers_only_grade(release):
     for verb in ("batch", "release", "gradescope"):
         assert verb not in helped.stdout
     assert in_release(release, "release", "--out", "x").returncode == 2
-    where = subprocess.run(
-        [sys.executable, "-c", "import grader; print(grader.__file__)"], cwd=release, env=_env(release), capture_output=True, text=True
-    )
+    where = subprocess.run([sys.executable, "-c", "import grader; print(grader.__file__)"], cwd=release, env=_env(release), capture_output=True, text=True)
     assert Path(where.stdout.strip()).parent == release / "grader"  # the release's own grader
 
 

@@ -6,6 +6,7 @@ and write is escaped; bad input neither crashes nor passes unseen.
 The threshold's margins are measured here: a disguised copy scores 0.95
 (hugo, the example's copy, 0.98), the closest independent students 0.29.
 """
+
 import ast
 import difflib
 import glob
@@ -16,8 +17,8 @@ import re
 import tokenize
 
 import pytest
-
 from conftest import EXERCISES, ROOT, SOLUTIONS, run_cli
+
 from grader.exercises import IDS
 from grader.teacher.intake import submissions
 from grader.teacher.report import similar
@@ -60,10 +61,7 @@ def catalogue_students() -> dict:
     variants = {ex: sorted(p for p in glob.glob(os.path.join(RIGHT, ex + "__*.py")) if "__pasted" not in p) for ex in IDS}
     reference = {ex: _without_markers(_read(os.path.join(SOLUTIONS, ex + ".py"))) for ex in IDS}
     count = max(len(v) for v in variants.values())
-    return {
-        f"right{j}": {ex: _read(variants[ex][j]) if j < len(variants[ex]) else reference[ex] for ex in IDS}
-        for j in range(count)
-    }
+    return {f"right{j}": {ex: _read(variants[ex][j]) if j < len(variants[ex]) else reference[ex] for ex in IDS} for j in range(count)}
 
 
 def disguise(source: str) -> str:

@@ -20,6 +20,7 @@ grader and public checks, no solution and no hidden check
 (``release.find_leaks``). tox, which the student edition's tox.ini runs,
 builds no package although a ``pyproject.toml`` now lies beside it.
 """
+
 import ast
 import os
 import re
@@ -186,7 +187,11 @@ def test_building_leaves_the_release_as_it_was(teacher):
 def test_the_grader_is_the_wheels_and_has_the_students_verbs_only(image, tmp_path):
     where = subprocess.run(
         [str(image / "bin" / "python"), "-c", "import grader.files as f; print(f.PROJECT); print(f.CHECKS)"],
-        cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, capture_output=True, text=True, check=True,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     assert where[0].startswith(str(image)) and where[1] == os.path.join(where[0], "grader", "course_files", "checks")
     said = ImageShell(tmp_path, image).run([NAME, "--help"]).stdout
@@ -218,7 +223,11 @@ def _run_block(image: Path, folder: Path, code: str) -> str:
     program = ast.unparse(tree) + f"\nprint(repr({ast.unparse(last)}))\n"
     proc = subprocess.run(
         [str(image / "bin" / "python"), "-c", program],
-        cwd=folder, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, capture_output=True, text=True, timeout=300,
+        cwd=folder,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout
@@ -288,9 +297,7 @@ def test_tox_builds_no_package_in_the_student_edition(teacher, tmp_path):
     assert set(envs) == {"grade", "lab", "write"}
     assert shown.stdout.count("package = skip") == shown.stdout.count("skip_install = True") == len(envs)
     overrides = [a for e in envs for a in ("-x", f"testenv:{e}.deps=")]
-    ran = subprocess.run(
-        [tox, "run", "-e", ",".join(envs), "--notest", *overrides], cwd=folder, env=env, capture_output=True, text=True, timeout=300
-    )
+    ran = subprocess.run([tox, "run", "-e", ",".join(envs), "--notest", *overrides], cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     made = {p.name for p in (folder / ".tox").iterdir() if p.is_dir()}
     assert made - {".tmp"} == set(envs), (made, ran.stdout)  # .tmp: tox's own; no .pkg, where it builds a package

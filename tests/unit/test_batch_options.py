@@ -2,6 +2,7 @@
 the command line's defaults are its defaults, every option batch reads is
 one of its fields, and a missing or bad option is a clear bilingual error
 (``BatchOptionError``), never an AttributeError deep in the batch."""
+
 import dataclasses
 from pathlib import Path
 from types import SimpleNamespace

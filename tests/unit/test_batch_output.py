@@ -3,14 +3,15 @@ their row of grades.csv (grader/teacher/batch/grades_csv.py), without grading:
 notes stay one bullet each, whatever they hold, and a late penalty is
 worked out once and read by the row, the feedback, results.json and the
 gradebook alike."""
+
 import csv
 import io
 import json
 
 from grader.exercises import IDS
 from grader.teacher.batch import output
-from grader.teacher.batch.output import BatchOutput, ungradable_markdown
 from grader.teacher.batch.grades_csv import LATE_COLUMNS, GradeRow
+from grader.teacher.batch.output import BatchOutput, ungradable_markdown
 from grader.teacher.intake.submissions import Entry
 from grader.teacher.late.policy import Late
 

@@ -1,9 +1,11 @@
 """The catalogue's marks (tests/support/catalogue_marks.py): every exercise of the
 table has exactly one wrong file of each kind, and the reader finds what is
 missing, doubled or unknown."""
+
 from pathlib import Path
 
 from catalogue_marks import KINDS, WRONG, diagnoses, marked, marks, problems, without_marks
+
 from grader.exercises import IDS
 
 DOC = '"""ex0 mistake: something.\nzh: 某事。\n"""\n'

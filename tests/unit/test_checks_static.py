@@ -10,6 +10,7 @@ A ``caused_by(lambda: ...)`` finder (grader/authoring/checking.py) also runs onl
 wrong answer; it asks the submission about another of its functions, which
 every edition can answer, but never ``ref``, for the same reason.
 """
+
 import ast
 from pathlib import Path
 

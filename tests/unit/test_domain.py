@@ -13,6 +13,7 @@ stubs' docstrings and to what it promises the checks (issue 38, part 1).
     are (a view whose strides read outside its bytes is refused); backward
     through a view keeps it a view.
 """
+
 import ast
 import re
 from pathlib import Path
@@ -21,8 +22,8 @@ import pytest
 import torch
 
 from grader.authoring import checking
-from grader.child import ops, protocol
 from grader.authoring.domain import DOMAINS, LAYOUTS, draws, in_layout, layout_of
+from grader.child import ops, protocol
 from grader.exercises import IDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,12 +57,9 @@ def _sizes(entry, name: str) -> tuple:
 
 # A promise, found by its words in a docstring, and what an entry needs to cover it.
 PROMISES = [
-    (r"any; the output has the input's shape|Shapes: any", "any shape: a 0-d tensor among the batch shapes, and every layout",
-     lambda e: () in e.batch and set(e.layouts) == set(LAYOUTS)),
-    (r"any number of batch dims, none included", "no batch dim, a batch of 1, and two batch dims",
-     lambda e: {(), (1,)} <= set(e.batch) and any(len(b) == 2 for b in e.batch)),
-    (r"T may be 1|1 included|T may be any|any T up to block_size|any length from 1", "T = 1",
-     lambda e: 1 in _sizes(e, "T")),
+    (r"any; the output has the input's shape|Shapes: any", "any shape: a 0-d tensor among the batch shapes, and every layout", lambda e: () in e.batch and set(e.layouts) == set(LAYOUTS)),
+    (r"any number of batch dims, none included", "no batch dim, a batch of 1, and two batch dims", lambda e: {(), (1,)} <= set(e.batch) and any(len(b) == 2 for b in e.batch)),
+    (r"T may be 1|1 included|T may be any|any T up to block_size|any length from 1", "T = 1", lambda e: 1 in _sizes(e, "T")),
     (r"longer than 8", "T longer than 8", lambda e: any(isinstance(v, int) and v > 8 for v in _sizes(e, "T"))),
     (r"any T up to block_size|from 1 to block_size", "T = block_size", lambda e: "block_size" in _sizes(e, "T")),
     (r"may exceed block_size", "T past block_size", lambda e: "past block_size" in _sizes(e, "T")),
@@ -71,14 +69,17 @@ PROMISES = [
     # several entries share (expanded), where writing into it fails outright.
     (r"return a new tensor|stay as they are|leaving the input unchanged", "an expanded input", lambda e: "expanded" in e.layouts),
     (r"\[takes dropout\]", "train mode (dropout > 0, backward) and eval mode", lambda e: set(e.modes) == {"train", "eval"}),
-    (r"head_size", "head_size 1, squares and non-squares",
-     lambda e: "head_size" not in e.sizes or ({1, 4} <= set(e.sizes["head_size"]) and any(round(v**0.5) ** 2 != v for v in e.sizes["head_size"]))),
+    (
+        r"head_size",
+        "head_size 1, squares and non-squares",
+        lambda e: "head_size" not in e.sizes or ({1, 4} <= set(e.sizes["head_size"]) and any(round(v**0.5) ** 2 != v for v in e.sizes["head_size"])),
+    ),
 ]
 
 
 def test_every_function_and_module_of_the_stubs_has_a_domain():
     stubs = {name for name in DOCS if "." not in name} | {"GPT.generate"}
-    assert stubs == set(DOMAINS), (stubs ^ set(DOMAINS))
+    assert stubs == set(DOMAINS), stubs ^ set(DOMAINS)
 
 
 @pytest.mark.parametrize("name", sorted(DOMAINS))

@@ -10,6 +10,7 @@ lib/content_zipper.rb) and its gradebook export (lib/gradebook_exporter.rb);
 Moodle's ``<Full Name>_<participant id>_assignsubmission_file/`` and its
 grading worksheet; nbgrader's ``submitted/<id>/<assignment>/timestamp.txt``.
 """
+
 import csv
 import io
 import zipfile
@@ -20,9 +21,9 @@ import pytest
 
 from grader.exercises import EXERCISES, IDS
 from grader.teacher.intake import canvas, downloads, moodle
-from grader.teacher.platforms import lms_export
 from grader.teacher.intake.canvas import canvas_file
 from grader.teacher.late.lateness import Lateness
+from grader.teacher.platforms import lms_export
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = (ROOT / "solutions" / "ex0_weighted_sum.py").read_bytes()

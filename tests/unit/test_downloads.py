@@ -3,6 +3,7 @@ the kinds apart, canvas.py, moodle.py and class_zip.py read them) without
 grading it: names taken apart as Canvas and Moodle write them, the layout
 recognised only when it is the platform's, and a class zip unpacked as
 safely as a student's (no path outside, no link, no bomb)."""
+
 import io
 import os
 import stat

@@ -7,6 +7,7 @@ promise, only for exercises before N, never bigger than a check's; no right
 answer's code reaches a child. Graded behaviour is in tests/grading/test_catalogue.py
 (files ``# submitted with:`` wrong earlier files); here the modules themselves.
 """
+
 import ast
 import importlib
 import inspect
@@ -18,11 +19,11 @@ import pytest
 import torch
 from conftest import EXERCISES, ROOT, SOLUTIONS
 
+from grader.authoring.regions import solution_regions
 from grader.child import standins
 from grader.engine import earlier
 from grader.exercises import BY_ID, IDS
 from grader.exercises import EXERCISES as TABLE
-from grader.authoring.regions import solution_regions
 
 FUNCTION_EXERCISES = [e.id for e in TABLE if any(n not in standins.BY_CONTRACT for n in e.defines) and e.id != IDS[-1]]
 

@@ -5,6 +5,7 @@ README are held to it here, so none of them can drift from it.
 Nothing is graded: the checks are read as source (their markers and the
 ``standins=`` they pass), the way the docs' check lists read them.
 """
+
 import ast
 import re
 from pathlib import Path
@@ -67,9 +68,7 @@ def test_check_markers_add_up_to_the_table(ex):
     are the table's. A check file not written yet counts 0 and fails here."""
     e = BY_ID[ex]
     got = {"public": marked_points("public", ex), "hidden": marked_points("hidden", ex)}
-    assert got == {"public": e.public, "hidden": e.hidden}, (
-        f"{ex}: the checks' @pytest.mark.points add up to {got}; grader/exercises.py says public={e.public}, hidden={e.hidden}"
-    )
+    assert got == {"public": e.public, "hidden": e.hidden}, f"{ex}: the checks' @pytest.mark.points add up to {got}; grader/exercises.py says public={e.public}, hidden={e.hidden}"
 
 
 def standins_asked(ex: str) -> set[str]:

@@ -1,11 +1,12 @@
 """The English of what students read agrees in number: "1 more check failed",
 "1 of 4 entries differs", never "1 more checks" or "1 entries are NaN"."""
+
 import torch
 
 from grader.authoring.checking import CheckFailed, expect_close
-from grader.student import report
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult
+from grader.student import report
 from grader.text import count, t
 
 
@@ -58,9 +59,9 @@ def test_one_nan_is_one_entry():
 
 # - the report of unfinished work, and its closing lines -
 
+
 def _stub(ex: str, i: int, where: str) -> CheckResult:
-    return CheckResult(ex, f"检查 {i} / check {i}", f"test_{i}", 0, 2, False, False,
-                       f"尚未完成\nnot implemented yet\n  {where}: raise NotImplementedError", not_implemented=True)
+    return CheckResult(ex, f"检查 {i} / check {i}", f"test_{i}", 0, 2, False, False, f"尚未完成\nnot implemented yet\n  {where}: raise NotImplementedError", not_implemented=True)
 
 
 def _passed(ex: str, i: int) -> CheckResult:
@@ -68,12 +69,16 @@ def _passed(ex: str, i: int) -> CheckResult:
 
 
 def test_an_exercise_not_started_is_one_line_naming_its_first_stub():
-    grade = Grade("s", results=[
-        _stub("ex1_averaging", 1, "s/ex1_averaging.py, line 53"), _stub("ex1_averaging", 2, "s/ex1_averaging.py, line 28"),
-        _stub("ex1_averaging", 3, "s/ex1_averaging.py, line 53"),
-        _stub("ex6_block", 1, "a/long/folder/ex6_block.ipynb, cell 4, line 9"),
-        _stub("ex6_block", 2, "a/long/folder/ex6_block.ipynb, cell 3, line 12"),
-    ])
+    grade = Grade(
+        "s",
+        results=[
+            _stub("ex1_averaging", 1, "s/ex1_averaging.py, line 53"),
+            _stub("ex1_averaging", 2, "s/ex1_averaging.py, line 28"),
+            _stub("ex1_averaging", 3, "s/ex1_averaging.py, line 53"),
+            _stub("ex6_block", 1, "a/long/folder/ex6_block.ipynb, cell 4, line 9"),
+            _stub("ex6_block", 2, "a/long/folder/ex6_block.ipynb, cell 3, line 12"),
+        ],
+    )
     lines = report.terminal(grade).splitlines()
     assert "· ex1_averaging.py, line 28: 尚未完成 / not implemented yet" in lines
     assert "· ex6_block.ipynb, cell 3, line 12: 尚未完成 / not implemented yet" in lines

@@ -3,6 +3,7 @@ through tox_install/pip_install.py, which says on the terminal what it installs
 and how long it takes, warns on Linux that PyPI's torch is the CUDA build
 unless PyTorch's CPU index is set, and gives pip the terminal for its
 progress bars. Without a terminal pip runs as tox would run it."""
+
 import configparser
 import os
 import shlex
@@ -64,7 +65,10 @@ def test_without_a_terminal_pip_is_tox_s_to_show(tmp_path):
     the command's own stdout and stderr, which tox keeps."""
     proc = subprocess.run(
         [sys.executable, os.path.join(ROOT, "tox_install", "pip_install.py"), "--no-index", "--find-links", str(tmp_path), "no-such-package-here"],
-        capture_output=True, text=True, start_new_session=True, timeout=120,
+        capture_output=True,
+        text=True,
+        start_new_session=True,
+        timeout=120,
     )
     assert proc.returncode != 0
     assert "no-such-package-here" in proc.stdout + proc.stderr

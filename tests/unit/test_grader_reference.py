@@ -4,6 +4,7 @@ command's ``--help`` while the site builds, so the page cannot drift from
 ``grader/cli.py`` and ``grader/teacher/verbs.py``. Here: the directive finds
 every command the parser has, and the page uses it; the builds
 (tests/docs/test_docs_build.py) render it with -W."""
+
 import argparse
 
 from docs_site import DOCS

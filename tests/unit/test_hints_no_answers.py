@@ -13,6 +13,7 @@ grader/engine/redact.py guards the other way in (what a submission prints):
 it compares whole lines, comments and ``return`` included, so it would not
 see an expression pasted into a sentence; hence the finer comparison here.
 """
+
 import ast
 import re
 from pathlib import Path
@@ -133,8 +134,7 @@ def test_the_solutions_lines_are_read_with_their_expressions(tmp_path):
     (tmp_path / "solutions").mkdir()
     (tmp_path / "exercises").mkdir()
     (tmp_path / "solutions" / "ex9.py").write_text(
-        "def f(w, v):\n    # BEGIN SOLUTION\n    out = (w.unsqueeze(-2) @ v).squeeze(-2)  # (B, C)\n"
-        "    return torch.softmax(out, dim=-1)\n    x = nn.LayerNorm(n_embd)\n    # END SOLUTION\n",
+        "def f(w, v):\n    # BEGIN SOLUTION\n    out = (w.unsqueeze(-2) @ v).squeeze(-2)  # (B, C)\n    return torch.softmax(out, dim=-1)\n    x = nn.LayerNorm(n_embd)\n    # END SOLUTION\n",
         encoding="utf-8",
     )
     (tmp_path / "exercises" / "ex9.py").write_text('"""ln = nn.LayerNorm(n_embd), as the contract says"""\n', encoding="utf-8")

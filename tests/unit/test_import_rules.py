@@ -5,6 +5,7 @@ torch; nothing the student edition ships imports grader/teacher/; and a
 package's ``__init__.py`` imports nothing (``import_rules.py`` has the
 rules). Each rule is also broken on purpose in a copy of the tree, to show
 that the reader catches it."""
+
 import shutil
 import subprocess
 import sys

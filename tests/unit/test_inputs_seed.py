@@ -8,6 +8,7 @@ Mixed in linearly, as before, a secret counted with its low 32 bits only (the
 CPU generator keeps 32 bits of its seed), and one check's inputs under one
 secret were another check's under a related one.
 """
+
 import pytest
 import torch
 

@@ -5,6 +5,7 @@ folder, and each oddity becomes a note.
 ``make_nasty_dir`` is shared with ``test_batch.py``, which grades the same
 folder with the real command line.
 """
+
 import os
 import shutil
 import stat
@@ -13,8 +14,8 @@ import warnings
 import zipfile
 
 import pytest
-
 from conftest import EXERCISES, SOLUTIONS
+
 from grader.exercises import IDS
 from grader.teacher.intake import submissions
 
@@ -367,7 +368,9 @@ def test_ids_that_differ_only_in_case_or_unicode_form(tmp_path):
     for sid, first in sharing.items():
         e = by_id[sid]
         assert e.folder is None and e.digest is None
-        assert e.notes == [f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分 / differs from {first} only in case or Unicode form (they would share an output folder): not graded"]
+        assert e.notes == [
+            f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分 / differs from {first} only in case or Unicode form (they would share an output folder): not graded"
+        ]
         assert by_id[first].folder and by_id[first].notes == [] and by_id[first].same_as is None
     # The ids left have folders that no file system takes for one another.
     assert len({submissions.folder_key(submissions.safe_name(sid)) for sid in by_id if sid not in sharing}) == len(by_id) - len(sharing)

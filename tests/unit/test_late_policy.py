@@ -2,6 +2,7 @@
 edges (the deadline itself, one second after it, a daylight-saving change,
 an extension, grace days used up, the cap) and every kind of bad file,
 which must be refused with a bilingual error naming its line."""
+
 import datetime
 
 import pytest
@@ -55,7 +56,7 @@ def test_a_day_is_24_hours_across_daylight_saving_time(tmp_path):
 def test_extension_grace_days_and_the_cap(tmp_path):
     p = policy(
         tmp_path,
-        "due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = 10\nmax_penalty = 25\ngrace_days = 2\nextensions = \"ext.csv\"\n",
+        'due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = 10\nmax_penalty = 25\ngrace_days = 2\nextensions = "ext.csv"\n',
         ext_csv="student_id,due\n42,2026-12-13T23:59:00+08:00\n",
     )
     # The extension moves the deadline: three days after the course's is on time for 42.
@@ -93,19 +94,19 @@ def test_nbgrader_timestamps():
     "text, files, line, words",
     [
         ("due = 2026-12-32T23:59:00+08:00\n", {}, 1, "TOML"),  # malformed date
-        ("due = 2026-12-10T23:59:00\ntimezone = \"Mars/Olympus\"\n", {}, 2, "Mars/Olympus"),  # unknown time zone
+        ('due = 2026-12-10T23:59:00\ntimezone = "Mars/Olympus"\n', {}, 2, "Mars/Olympus"),  # unknown time zone
         ("due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = -10\n", {}, 2, "negative"),
         ("due = 2026-12-10T23:59:00+08:00\nmax_penalty = -1\n", {}, 2, "negative"),
         ("due = 2026-12-10T23:59:00+08:00\nmax_penalty = 150\n", {}, 2, "at most 100"),
         ("due = 2026-12-10T23:59:00+08:00\ngrace_days = 1.5\n", {}, 2, "whole number"),
         ("due = 2026-12-10T23:59:00\n", {}, 1, "time zone"),  # no offset, no timezone
-        ("due = \"next friday\"\n", {}, 1, "time zone"),
+        ('due = "next friday"\n', {}, 1, "time zone"),
         ("late_penalty_per_day = 10\n", {}, None, "no due"),
         ("due = 2026-12-10T23:59:00+08:00\nlate_penalty = 10\n", {}, 2, "unknown key"),  # a typo is not ignored
-        ("due = 2026-12-10T23:59:00+08:00\nextensions = \"missing.csv\"\n", {}, 2, "no such file"),
-        ("due = 2026-12-10T23:59:00+08:00\nextensions = \"ext.csv\"\n", {"ext_csv": "student_id,due\n42,2026-12-40\n"}, 2, "date and time"),
-        ("due = 2026-12-10T23:59:00+08:00\nextensions = \"ext.csv\"\n", {"ext_csv": "student_id,due\n42,2026-12-12T00:00+08:00\n42,2026-12-13T00:00+08:00\n"}, 3, "twice"),
-        ("due = 2026-12-10T23:59:00+08:00\ntimes = \"t.csv\"\n", {"t_csv": "student_id,submitted_at\n42\n"}, 2, "two columns"),
+        ('due = 2026-12-10T23:59:00+08:00\nextensions = "missing.csv"\n', {}, 2, "no such file"),
+        ('due = 2026-12-10T23:59:00+08:00\nextensions = "ext.csv"\n', {"ext_csv": "student_id,due\n42,2026-12-40\n"}, 2, "date and time"),
+        ('due = 2026-12-10T23:59:00+08:00\nextensions = "ext.csv"\n', {"ext_csv": "student_id,due\n42,2026-12-12T00:00+08:00\n42,2026-12-13T00:00+08:00\n"}, 3, "twice"),
+        ('due = 2026-12-10T23:59:00+08:00\ntimes = "t.csv"\n', {"t_csv": "student_id,submitted_at\n42\n"}, 2, "two columns"),
     ],
 )
 def test_bad_policies_name_their_line_in_both_languages(tmp_path, text, files, line, words):
@@ -119,7 +120,7 @@ def test_bad_policies_name_their_line_in_both_languages(tmp_path, text, files, l
 
 
 def test_an_extension_for_a_student_not_in_the_class_is_refused(tmp_path):
-    p = policy(tmp_path, "due = 2026-12-10T23:59:00+08:00\nextensions = \"ext.csv\"\n", ext_csv="student_id,due\n42,2026-12-12T00:00:00+08:00\n4x2,2026-12-12T00:00:00+08:00\n")
+    p = policy(tmp_path, 'due = 2026-12-10T23:59:00+08:00\nextensions = "ext.csv"\n', ext_csv="student_id,due\n42,2026-12-12T00:00:00+08:00\n4x2,2026-12-12T00:00:00+08:00\n")
     p.check_students({"42", "4x2", "7"})  # everyone known: no error
     with pytest.raises(PolicyError) as raised:
         p.check_students({"42"})

@@ -3,6 +3,7 @@ folder of the project, every room of grader/ and every module at grader/'s
 top level is named there, and every name there exists. A room or a door
 added without a line fails here, and so does a line left for one gone; what
 each module of a room does is its own docstring's business."""
+
 import re
 import subprocess
 from pathlib import Path

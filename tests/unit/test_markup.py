@@ -2,14 +2,15 @@
 specials stay text and no table cell ends early, in HTML nothing becomes a
 tag; and the class report and the similarity page both write a student's id
 through it, in HTML and in Markdown."""
+
 import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import markdown_it
 import pytest
-
 from conftest import ROOT
+
 from grader.student import markup
 from grader.teacher.report import class_report, similar
 

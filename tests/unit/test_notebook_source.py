@@ -3,6 +3,7 @@ IPython's lines are found where a statement begins, as tokenizing the lines
 before each one says, and reading takes time in proportion to the
 notebook's size. (Grading notebooks: test_notebook_submissions.py.)
 """
+
 import io
 import json
 import os
@@ -12,8 +13,8 @@ import sys
 import tokenize
 
 import nbformat
-
 from conftest import ROOT
+
 from grader.handin import notebook_source
 
 # Lines that open, close or continue strings, brackets and statements, and

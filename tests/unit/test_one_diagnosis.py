@@ -3,6 +3,7 @@ when the answer is what that mistake computes and what no other mistake the
 check lists (with another hint) computes; a check inside ``caused_by`` whose
 finder names another function says so instead, and computes no diagnosis.
 The whole catalogue is held to it by tests/grading/test_catalogue.py."""
+
 import pytest
 import torch
 

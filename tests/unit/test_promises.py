@@ -13,6 +13,7 @@ English, and the public checks that teach the same rule. Here:
 - the teachers' guide shows the table for every exercise, in the teacher
   edition only.
 """
+
 import ast
 import importlib.util
 import re

@@ -2,6 +2,7 @@
 the docs pages that hold them, written as relative paths to the .md files so
 that they work on GitHub. Every relative link must name a file the project
 holds, and every page of docs/teachers/ must be reachable from the README."""
+
 from pathlib import Path
 
 from readme_sections import ROOT, markdown_links

@@ -1,5 +1,6 @@
 """The redactor: no line of a hidden check or of a solution region reaches a
 report, whatever text surrounds it; the student's own lines may."""
+
 from pathlib import Path
 
 import pytest

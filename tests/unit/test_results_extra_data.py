@@ -6,17 +6,18 @@ outcome; the top-level ``extra_data`` sums them up (``not_started``,
 ``diagnoses``). The class report and the teaching page's mistake tables
 read them from there (tests/teacher/test_class_report.py, tests/docs/test_mistake_table.py).
 """
+
 import ast
 from pathlib import Path
 
 import pytest
-
 from conftest import EXERCISES, ROOT, make_submission
-from grader.student import report
+from results_schema import valid
+
 from grader.engine.grading import Grade
 from grader.engine.plugin import CheckResult
+from grader.student import report
 from grader.text import DIAGNOSIS_LABEL, t
-from results_schema import valid
 
 EX = "ex3_scaling"
 WRONG = Path(ROOT, "tests", "catalogue", "wrong", f"{EX}__divides_by_head_size.py")
@@ -48,9 +49,7 @@ def test_a_known_mistake_is_named_in_the_checks_extra_data(grader, tmp_path):
         # The feedback says the same: a "诊断 / found" line where, and only where, the data names a mistake.
         shown = f"{DIAGNOSIS_LABEL}{SQRT.zh}" in x["output"]
         assert shown == (x["tags"][2] in diagnosed) == (DIAGNOSIS_LABEL in x["output"]), x
-    assert results["extra_data"]["diagnoses"] == [
-        {"exercise": EX, "zh": SQRT.zh, "en": SQRT.en, "checks": ["test_example", "test_uses_head_size_not_shape"]}
-    ]
+    assert results["extra_data"]["diagnoses"] == [{"exercise": EX, "zh": SQRT.zh, "en": SQRT.en, "checks": ["test_example", "test_uses_head_size_not_shape"]}]
     assert "not_started" not in results["extra_data"]
 
 

@@ -12,6 +12,7 @@ Shown here, without the grader, on the checks' own model and sizes:
 
 The whole file runs in CI (tox -e test) in well under a minute.
 """
+
 import math
 
 import pytest

@@ -15,6 +15,7 @@ while nothing changes them, so:
   of grading the next student on other inputs;
 - what is remembered goes with its tensor.
 """
+
 import gc
 
 import pytest

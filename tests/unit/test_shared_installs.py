@@ -1,4 +1,5 @@
 """tox_install/shared_installs.py: tox's environments keep one copy of torch (and of each other package) on disk."""
+
 import os
 
 from tox_install import shared_installs

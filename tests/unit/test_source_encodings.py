@@ -2,9 +2,10 @@
 UTF-8, or what a coding line in the first two lines says. A file that runs
 under ``python`` earns its points; one that Python itself cannot read gets 0
 for that exercise with a clear message, and nothing else is affected."""
-import pytest
 
+import pytest
 from conftest import SOLUTIONS, make_submission
+
 from grader.handin import submission as submission_mod
 
 

@@ -1,5 +1,6 @@
 """The stubs: made from the solutions, importable, unfinished in exactly the
 marked places, and documented in Chinese then English."""
+
 import ast
 import doctest
 import importlib.util
@@ -11,8 +12,8 @@ import pytest
 import torch
 from conftest import EXERCISES, SOLUTIONS
 
-from grader.exercises import IDS
 from grader.authoring.regions import BEGIN
+from grader.exercises import IDS
 from grader.teacher import stubs
 
 

@@ -5,6 +5,7 @@ its defaults, every option of the command line is one of its fields, a bad
 value is refused with a bilingual message (exit 2 from the command line,
 before any work), and the object made once from the command line is what
 the command's work gets."""
+
 import dataclasses
 import importlib
 from types import SimpleNamespace
@@ -149,8 +150,7 @@ def test_a_bad_option_is_a_clear_error(verb, bad, words):
         (["gradescope", "--out", ""], "python -m grader gradescope: 错误 / error: --out 应为路径 / --out must be a path (got '')"),
         (
             ["prairielearn", "--out", "pl", "--docs-url", "course.example.org"],
-            "python -m grader prairielearn: 错误 / error: --docs-url 要写课程网站的完整网址（https://...） / "
-            "takes the course site's full address (https://...), not 'course.example.org'",
+            "python -m grader prairielearn: 错误 / error: --docs-url 要写课程网站的完整网址（https://...） / takes the course site's full address (https://...), not 'course.example.org'",
         ),
         (["similar", "subs", "--out", "o", "--top", "0"], "python -m grader similar: 错误 / error: --top 至少为 1 / --top must be at least 1 (got 0)"),
         (["similar", "subs", "--out", "o", "--threshold", "2"], "python -m grader similar: 错误 / error: --threshold 应在 0 到 1 之间 / --threshold must be between 0 and 1 (got 2)"),

@@ -3,6 +3,7 @@ sits in one of them, its folder is its marker, tox.ini registers exactly
 those markers, and what is slow by nature (building the docs, driving the
 browser) stays out of ``unit/``, which ``tox -e unit`` runs in under a
 minute."""
+
 import configparser
 from pathlib import Path
 
@@ -55,7 +56,5 @@ def test_files_that_share_the_docs_build_run_in_one_process():
     that uses the built site is in the one group, and no other file is."""
     files = [p for p in TESTS.glob("*/test_*.py") if p.parent.name in FOLDERS and p.name != Path(__file__).name]
     groups = {p.name: group_of(p) for p in files}
-    assert {name for name, group in groups.items() if group == "docs-site"} == {
-        p.name for p in files if "the docs build" in _uses(p.read_text(encoding="utf-8"))
-    } != set()
+    assert {name for name, group in groups.items() if group == "docs-site"} == {p.name for p in files if "the docs build" in _uses(p.read_text(encoding="utf-8"))} != set()
     assert groups["test_attacks.py"] == "test_attacks.py"

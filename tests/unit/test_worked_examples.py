@@ -10,6 +10,7 @@
     ``ex4_masking__future_found_from_the_values``: tests/grading/test_catalogue.py
     grades it; here the example alone, on the reference and on that file).
 """
+
 import ast
 import contextlib
 import doctest
@@ -20,8 +21,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader.exercises import IDS
 from grader.authoring.worked_examples import examples
+from grader.exercises import IDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,7 +104,7 @@ def test_an_example_run_on_code_that_gets_it_wrong_fails(tmp_path):
     with contextlib.redirect_stdout(io.StringIO()):
         spec.loader.exec_module(module)
     reference = _reference("ex4_masking")
-    (source, _), = [(s, shown) for ex, owner, s, shown in ALL if owner == "causal_weights"]
+    ((source, _),) = [(s, shown) for ex, owner, s, shown in ALL if owner == "causal_weights"]
     got = ops.execute(module, ops.example(source, [0]))["example"][0]
     want = ops.execute(reference, ops.example(source, [0]))["example"][0]
     assert not torch.allclose(got, want)

@@ -14,9 +14,9 @@ Calls are recognised by the name just before their parentheses:
 namespace's function (``torch``, ``F``, ``nn``, ...; the input is the first
 argument); ``self.proj(x)`` calls a submodule (the input is ``x``).
 """
+
 import parso
 import parso.python.tree as tree
-
 from cosmic_ray.operators.operator import Example, Operator
 
 # Where an expression stands alone, needing no parentheses: a statement's right side, a returned value, an argument.
@@ -24,8 +24,28 @@ STANDALONE = {"expr_stmt", "return_stmt", "arglist", "argument", "trailer", "tes
 NAMESPACES = {"torch", "F", "nn", "functional", "torch.nn", "torch.nn.functional", "nn.functional"}
 # Calls whose positional integer literals are dimensions.
 DIM_CALLS = {
-    "transpose", "swapaxes", "unsqueeze", "squeeze", "softmax", "log_softmax", "sum", "mean", "cat", "stack",
-    "cumsum", "argmax", "argmin", "max", "min", "flip", "size", "var", "std", "norm", "split", "chunk",
+    "transpose",
+    "swapaxes",
+    "unsqueeze",
+    "squeeze",
+    "softmax",
+    "log_softmax",
+    "sum",
+    "mean",
+    "cat",
+    "stack",
+    "cumsum",
+    "argmax",
+    "argmin",
+    "max",
+    "min",
+    "flip",
+    "size",
+    "var",
+    "std",
+    "norm",
+    "split",
+    "chunk",
 }
 DIM_KEYWORDS = {"dim", "dim0", "dim1", "axis"}
 # A dimension becomes its neighbour: the last and the one before it, the first and the second.
@@ -103,9 +123,7 @@ class Call:
         else:  # f(...)(...), x[0](...)
             self.name, self.receiver = None, None
         receiver = _codes(self.receiver) if self.receiver else ""
-        only_names = self.receiver is not None and all(
-            isinstance(n, tree.Name) or (n.type == "trailer" and _is_op(n.children[0], ".")) for n in self.receiver
-        )
+        only_names = self.receiver is not None and all(isinstance(n, tree.Name) or (n.type == "trailer" and _is_op(n.children[0], ".")) for n in self.receiver)
         self.function = index == 1 or (only_names and receiver in NAMESPACES)  # torch.f(x), F.f(x), f(x)
         self.submodule = receiver == "self"  # self.f(x)
         self.method = self.receiver is not None and not self.function and not self.submodule  # x.f()
@@ -341,7 +359,7 @@ class RemoveMaskedFill(_CallOperator):
     def examples(cls):
         return (
             Example('w = wei.masked_fill(tril == 0, float("-inf"))', "w = wei"),
-            Example('w = torch.masked_fill(wei, m, -1e9)', "w = wei"),
+            Example("w = torch.masked_fill(wei, m, -1e9)", "w = wei"),
         )
 
 

@@ -1,4 +1,5 @@
 """The operator provider cosmic-ray loads from this plugin's entry point (pyproject.toml)."""
+
 from cosmic_ray_torch.operators import OPERATORS
 
 

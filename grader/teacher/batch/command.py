@@ -32,6 +32,7 @@ A student is finished when ``<id>/results.json`` holds the hash of the
 submission as it is now: running the same command again grades only the
 others (``--force`` regrades everyone), and updates the gradebook in place.
 """
+
 import fcntl
 import math
 import os
@@ -43,17 +44,17 @@ import time
 from dataclasses import dataclass, field
 
 from grader.student import report
-from grader.teacher.intake import downloads
-from grader.teacher.batch.options import BatchOptionError, BatchOptions
-from grader.teacher.batch.output import GRADES, BatchOutput, ungradable_markdown
-from grader.teacher.batch.workers import WorkerPool
-from grader.teacher.report.class_files import ClassFiles
 from grader.teacher.batch.gradebook import GradebookLink, db_name
 from grader.teacher.batch.grades_csv import GradeRow
-from grader.teacher.intake.submissions import notes_text
-from grader.teacher.late.policy import Late
-from grader.teacher.late.lateness import LateInputError, Lateness
+from grader.teacher.batch.options import BatchOptionError, BatchOptions
+from grader.teacher.batch.output import GRADES, BatchOutput, ungradable_markdown
 from grader.teacher.batch.progress import Progress
+from grader.teacher.batch.workers import WorkerPool
+from grader.teacher.intake import downloads
+from grader.teacher.intake.submissions import notes_text
+from grader.teacher.late.lateness import LateInputError, Lateness
+from grader.teacher.late.policy import Late
+from grader.teacher.report.class_files import ClassFiles
 from grader.text import count
 
 GRADEBOOK = "gradebook.db"
@@ -118,8 +119,7 @@ def grade_class(options: BatchOptions) -> int:
     db = options.db
     if db is not None and "://" not in db and not os.path.isfile(db):
         return _usage(
-            f"找不到成绩册 / no such gradebook: {db} "
-            "(--db 把成绩加进已有的成绩册；不加 --db 时写 OUT/gradebook.db / --db adds to an existing gradebook; without it the batch writes OUT/gradebook.db)"
+            f"找不到成绩册 / no such gradebook: {db} (--db 把成绩加进已有的成绩册；不加 --db 时写 OUT/gradebook.db / --db adds to an existing gradebook; without it the batch writes OUT/gradebook.db)"
         )
     try:
         sandbox = _choose_sandbox(options.sandbox)

@@ -23,6 +23,7 @@ grading; that process imports only the part of it the gradebook needs
 (``_light_import``). The batch talks to that process through ``GradebookLink``: both
 ends of the pipe, and so its messages, are in this module.
 """
+
 import datetime
 import multiprocessing
 import os

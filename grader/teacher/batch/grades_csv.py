@@ -11,6 +11,7 @@ formula starts with ``'`` (``text_cell``).
 A late student's penalty is worked out here once (``LatePenalty``): the
 row, the feedback, results.json and the gradebook all read that one.
 """
+
 import csv
 import io
 from dataclasses import dataclass

@@ -8,6 +8,7 @@ message the teacher reads; whether the files the options name exist is for
 the batch to find out. The checks and ``from_namespace`` are every teacher's
 command's (``grader.teacher.options``).
 """
+
 from dataclasses import dataclass
 
 from grader.teacher.options import CommandOptions, OptionError

@@ -11,17 +11,18 @@ finishes:
 ``<id>`` is ``submissions.safe_name(id)``. The class report and the similarity
 check read these files by the names defined here.
 """
+
 import datetime
 import json
 import os
 import re
 
-from grader.student import markup
 from grader.exercises import EXERCISES, IDS
 from grader.files import write_atomically
+from grader.student import markup
 from grader.teacher.batch import grades_csv
-from grader.teacher.intake import submissions
 from grader.teacher.batch.grades_csv import GradeRow, LatePenalty
+from grader.teacher.intake import submissions
 
 RESULTS = "results.json"
 FEEDBACK = "feedback.md"

@@ -1,5 +1,6 @@
 """The batch's progress line: students done / total, failures so far and
 time left, redrawn in place on a terminal, one line per student otherwise."""
+
 import sys
 
 

@@ -14,6 +14,7 @@ and read here (``Worker.receive``):
 ``WorkerPool`` is N of them: it hands the students out, replaces a worker
 that dies and stops them all at the end.
 """
+
 import collections
 import ctypes
 import multiprocessing
@@ -25,8 +26,8 @@ import tempfile
 import time
 import traceback
 
-from grader.student import report
 from grader.exercises import IDS
+from grader.student import report
 
 CTX = multiprocessing.get_context("fork")
 STUDENT_SECONDS = 900  # a worker silent this long on one student is stopped (the grader's own limits come first)
@@ -81,6 +82,7 @@ def _worker(conn, parent_pid: int, inherited, sandbox: str | None, work: str, in
         except Exception:  # noqa: BLE001 - reported, and this worker stops
             conn.send(("fatal", traceback.format_exc(limit=5)))
             return
+
         def students():
             while not interrupted:
                 task = conn.recv()

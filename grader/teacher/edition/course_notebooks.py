@@ -24,6 +24,7 @@ the student edition, which has no docs/, to the page on the site that
 ``release --docs-url`` names, or, without one, to nothing: the cell names the
 page without a link. (nbgrader's course writer takes ``--docs-url`` too.)
 """
+
 import json
 import os
 import re
@@ -72,15 +73,9 @@ def _page_line(exercise_id: str, docs_url: str | None) -> str:
     """The title cell's line about the page (see ``page_link``)."""
     link = page_link(exercise_id, docs_url)
     if link is None:
-        return (
-            f"这一课的页面 / The page: {exercise_id}（在课程网站上，网址请问老师 / "
-            "on the course's site: ask your teacher for its address）"
-        )
+        return f"这一课的页面 / The page: {exercise_id}（在课程网站上，网址请问老师 / on the course's site: ask your teacher for its address）"
     if docs_url is None:
-        return (
-            f"这一课的页面 / The page: [{exercise_id}]({link})（MyST 源文件；排好版的网站用 `tox -e docs` 生成 / "
-            "its MyST source; `tox -e docs` builds the site）"
-        )
+        return f"这一课的页面 / The page: [{exercise_id}]({link})（MyST 源文件；排好版的网站用 `tox -e docs` 生成 / its MyST source; `tox -e docs` builds the site）"
     return f"这一课的页面 / The page: [{exercise_id}]({link})"
 
 
@@ -129,9 +124,7 @@ def make_notebook(exercise_id: str, project: str = PROJECT, docs_url: str | None
         ),
         _cell(
             "markdown",
-            "## 动手试一试 · Try it yourself\n\n"
-            "这个实验只用 torch，不用你的代码：改一个数，再运行一次。\n\n"
-            "The experiment uses plain torch, none of your code: change a number and run it again.\n",
+            "## 动手试一试 · Try it yourself\n\n这个实验只用 torch，不用你的代码：改一个数，再运行一次。\n\nThe experiment uses plain torch, none of your code: change a number and run it again.\n",
         ),
         _cell("code", experiment.rstrip("\n")),
         _cell(

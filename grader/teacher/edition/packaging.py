@@ -9,6 +9,7 @@ in a temporary folder beside where they go (``staging_folder``) and zipped
 into a temporary file that is renamed into place (``zip_into_place``), so a
 failed build leaves nothing half-written behind.
 """
+
 import configparser
 import contextlib
 import os
@@ -52,8 +53,7 @@ def grade_solutions(project: str, product_zh: str, product_en: str, record_into:
         if grade.errors or failed or not grade.results:
             raise BuildError(
                 f"参考答案没有通过全部检查（{which}），没有生成{product_zh}",
-                f"the solutions do not pass every check ({which} checks); no {product_en} was built:\n  "
-                + "\n  ".join(failed + grade.errors),
+                f"the solutions do not pass every check ({which} checks); no {product_en} was built:\n  " + "\n  ".join(failed + grade.errors),
             )
     drift = points_drift(grades[-1][1])
     if drift:
@@ -91,6 +91,7 @@ def tox_base_deps(project: str) -> list[str]:
 
 
 # - files -
+
 
 def write_text(path: str, text: str) -> None:
     """UTF-8 with Unix line ends, whatever the machine that builds."""

@@ -24,6 +24,7 @@ and renamed (see ``packaging``). Before anything is renamed, every file is
 searched for the code of the solutions and for the names of the hidden
 checks.
 """
+
 import ast
 import json
 import os
@@ -31,9 +32,9 @@ import shutil
 import sys
 from dataclasses import dataclass
 
+from grader.authoring.regions import solution_regions
 from grader.exercises import EXERCISES, IDS
 from grader.files import PROJECT, current_umask
-from grader.authoring.regions import solution_regions
 from grader.teacher.edition import course_notebooks, packaging
 from grader.teacher.edition.student_readme import student_readme
 from grader.teacher.options import CommandOptions, OptionError, web_address
@@ -254,6 +255,7 @@ deps =
 
 # - leak guard -
 
+
 def _code_lines(text: str) -> list[str]:
     """Lines without comments or indentation, empty ones dropped: how a region is compared."""
     out = []
@@ -333,4 +335,3 @@ def _refuse_leaks(root: str, project: str) -> None:
             "学生版里出现了答案或隐藏检查，没有生成学生版",
             "the release would contain solutions or hidden checks; nothing was written:\n  " + "\n  ".join(found),
         )
-

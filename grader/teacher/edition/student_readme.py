@@ -11,6 +11,7 @@ Its only link to the course notes goes to the site ``release --docs-url``
 names; without one the README says to ask the teacher for the address, as
 the release holds no docs/ for a link to point into.
 """
+
 import os
 import re
 

@@ -24,6 +24,7 @@ wheel's requirements, ``[teacher] deps`` its ``teacher`` extra (nbgrader
 and what the teacher's tools need, for an image where the teacher runs them
 from the course's own folder: the wheel has no teacher's verbs).
 """
+
 import configparser
 import json
 import os

@@ -18,6 +18,7 @@ is graded and the note says which was not. A text entry or a URL is not
 graded: the student's note says so. Each student's files are graded as
 ``platform_files`` grades a platform's flat files.
 """
+
 import re
 from dataclasses import dataclass
 
@@ -108,7 +109,6 @@ def canvas_file(name: str) -> CanvasFile | None:
     return _choose(canvas_readings(name))
 
 
-
 def _resubmitted(filename: str) -> tuple[str, int]:
     """``ex0_weighted_sum-2.py`` -> (``ex0_weighted_sum.py``, 2): the name a
     file had before Canvas told it from an earlier upload of that name, and
@@ -179,7 +179,8 @@ def students(root: str, names: list[str], work_dir: str, assignment, warnings: l
         if sid in unsure:
             notes.append(
                 _note("文件名有多种读法，可能是你的，也可能是别人的，未评分", "a file name that reads more than one way, as yours or another student's: not graded")
-                + ": " + submissions._list(unsure[sid])
+                + ": "
+                + submissions._list(unsure[sid])
             )
         if not files:
             entries.append(Entry(sid, None, notes, printable(name or sid), name=printable(name)))

@@ -9,6 +9,7 @@ one name, a name given twice, too large) costs only itself: it is a note
 for the student it belongs to (``charge``), who is listed even when
 nothing of theirs is left to grade.
 """
+
 import os
 import stat
 import zipfile

@@ -21,6 +21,7 @@ file, which the teacher makes from GitHub's own record of the pushes, and
 says whose times were taken from commits. Nothing in a repository is run:
 git only reads its history, with the repository's fsmonitor and hooks off.
 """
+
 import os
 import stat
 import subprocess

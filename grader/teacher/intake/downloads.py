@@ -22,6 +22,7 @@ A platform's files are graded as ``platform_files`` says. Every rule of
 ``submissions`` holds: nothing followed through a symbolic link, sizes
 checked while reading, bad input a note and never an exception.
 """
+
 import os
 from dataclasses import dataclass, field
 

@@ -11,6 +11,7 @@ participant id, the number of the grading worksheet's "Participant N"
 says so. A student's folder is graded as any student's folder is, the zip
 in it as any zip; flat files as ``platform_files`` grades them.
 """
+
 import os
 import re
 

@@ -16,6 +16,7 @@ the submission status, "No submission" for a participant who has handed
 nothing in (lang/en/assign.php: ``submissionstatus_`` and
 ``submissionstatus_new``), then "Overdue by: ...", "Graded", an extension.
 """
+
 import datetime
 import re
 
@@ -73,8 +74,7 @@ class Worksheet:
                 local = datetime.datetime.strptime(text, TIME_FORMAT)
             except ValueError:
                 raise PlatformFileError(
-                    f"{self.table.path}, 第 {line} 行 / line {line}: “{SUBMITTED}” 不是 Moodle 的时间格式 / is not Moodle's time "
-                    f"(“Monday, 3 March 2025, 2:05 PM”): {text!r}"
+                    f"{self.table.path}, 第 {line} 行 / line {line}: “{SUBMITTED}” 不是 Moodle 的时间格式 / is not Moodle's time (“Monday, 3 March 2025, 2:05 PM”): {text!r}"
                 ) from None
             # fold=0: of a wall time that happens twice (clocks going back), the first.
             found[pid] = local.replace(tzinfo=zone)

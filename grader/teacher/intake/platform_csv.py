@@ -4,6 +4,7 @@ was: its byte-order mark, its separator (Canvas writes ``;`` where the
 decimal separator is ``,``) and its line ends are kept, and every cell we
 do not fill stays the text it was.
 """
+
 import csv
 import io
 from dataclasses import dataclass

@@ -8,6 +8,7 @@ any. Every rule of ``submissions`` holds: nothing followed through a
 symbolic link, sizes checked while reading, bad input a note and never an
 exception (``guarded``: one student's odd files never stop the batch).
 """
+
 import os
 import stat
 

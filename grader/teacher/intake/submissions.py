@@ -21,6 +21,7 @@ from an earlier one (in sorted order) only in case or Unicode normalisation:
 the two would share one output folder on macOS or Windows.
 Bad input becomes a note, never an exception.
 """
+
 import hashlib
 import os
 import stat
@@ -30,8 +31,8 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from grader.handin.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES
 from grader.exercises import EXERCISES
+from grader.handin.submission import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES
 from grader.text import visible
 
 # An exercise is handed in as <id>.py or as a notebook, <id>.ipynb (or both:
@@ -309,9 +310,12 @@ def _nbgrader_times(root: str, entries: list, given: dict, assignment: str | Non
                 e.submitted_at, e.time_source = found[e.student_id], "timestamp.txt"
     elif any(found.values()):
         warnings.append(
-            _note("未采用 timestamp.txt：这不是 nbgrader 收集的布局（每名学生一个 <id>/<assignment>/ 文件夹），学生自己就能写这个文件",
-                  "timestamp.txt not used: this is not nbgrader's collected layout (a folder <id>/<assignment>/ for every student), where a student can write that file")
-            + ": " + _list(sorted(sid for sid, when in found.items() if when), 5)
+            _note(
+                "未采用 timestamp.txt：这不是 nbgrader 收集的布局（每名学生一个 <id>/<assignment>/ 文件夹），学生自己就能写这个文件",
+                "timestamp.txt not used: this is not nbgrader's collected layout (a folder <id>/<assignment>/ for every student), where a student can write that file",
+            )
+            + ": "
+            + _list(sorted(sid for sid, when in found.items() if when), 5)
         )
 
 
@@ -541,7 +545,9 @@ def discover(root: str, work_dir: str, assignment: str | None = "attention", exc
         given = found[sid]
         first = first_of.setdefault(folder_key(sid), sid)
         if first != sid:
-            note = _note(f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分", f"differs from {first} only in case or Unicode form (they would share an output folder): not graded")
+            note = _note(
+                f"与 {first} 只有大小写或 Unicode 写法不同（会共用一个输出文件夹），未评分", f"differs from {first} only in case or Unicode form (they would share an output folder): not graded"
+            )
             entries.append(Entry(sid, None, [note], sid, same_as=first))
             continue
         if len(given) > 1:

@@ -21,14 +21,14 @@ there is, which grades.csv names:
 File times are never read: unzipping changes them. A student with none of
 these is on time, and the batch says who they are.
 """
+
 import os
 
 from grader.teacher.intake import moodle_worksheet
-from grader.teacher.late import policy as late_policy
-from grader.text import count
-from grader.teacher.late.policy import PolicyError
 from grader.teacher.intake.platform_csv import PlatformFileError
-
+from grader.teacher.late import policy as late_policy
+from grader.teacher.late.policy import PolicyError
+from grader.text import count
 
 # grades.csv's time_source where Canvas's file names are all there is.
 CANVAS_LATE = "Canvas: LATE by Canvas's due date (no time)"

@@ -23,6 +23,7 @@ A file that is wrong in any way raises ``PolicyError``, a bilingual message
 naming the file and line; the batch then grades no one. Nothing here reads
 the submissions.
 """
+
 import csv
 import datetime
 import math
@@ -131,9 +132,8 @@ def _time_value(value, zone, path: str, line: int | None, what: str) -> datetime
         raise _error(
             path,
             line,
-            f"{what} 不是带时区的日期时间：{shown}（例：2026-12-10T23:59:00+08:00，或加 timezone = \"Asia/Shanghai\"）",
-            f"{what} is not a date and time with its time zone: {shown} "
-            '(e.g. 2026-12-10T23:59:00+08:00, or add timezone = "Asia/Shanghai")',
+            f'{what} 不是带时区的日期时间：{shown}（例：2026-12-10T23:59:00+08:00，或加 timezone = "Asia/Shanghai"）',
+            f'{what} is not a date and time with its time zone: {shown} (e.g. 2026-12-10T23:59:00+08:00, or add timezone = "Asia/Shanghai")',
         )
     return t
 

@@ -17,6 +17,7 @@ an ``id``, the reporter's ``env`` naming ``<ID>_RESULTS`` and its
 ``github-classroom[bot]`` guard of the ``classroom.yml`` the classroom adds
 to a starter repository.
 """
+
 import os
 
 from grader.files import PROJECT
@@ -79,8 +80,8 @@ jobs:
 def workflow(project: str = PROJECT) -> str:
     """The text of ``.github/workflows/classroom.yml``, with tox.ini's pins."""
     from grader.exercises import EXERCISES
-    from grader.teacher.platforms.gradescope import TORCH_CPU_INDEX
     from grader.teacher.edition.packaging import tox_base_deps
+    from grader.teacher.platforms.gradescope import TORCH_CPU_INDEX
 
     deps = tox_base_deps(project)
     torch = next(d for d in deps if d.startswith("torch=="))

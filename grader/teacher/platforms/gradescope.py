@@ -18,6 +18,7 @@ results.json keeps hidden from students.
 
 Spec: https://gradescope-autograders.readthedocs.io/en/latest/specs/
 """
+
 import os
 import shutil
 import sys
@@ -145,6 +146,7 @@ main "$@"; exit 0
 
 # - building the bundle -
 
+
 @dataclass(frozen=True)
 class GradescopeOptions(CommandOptions):
     """What ``python -m grader gradescope`` is asked to do."""
@@ -217,6 +219,7 @@ def build(out: str, project: str = PROJECT) -> None:
 
 
 # - grading inside the bundle -
+
 
 def find_submission(submission: str) -> tuple[str | None, int]:
     """The folder of the submission with the most exercise files, shallower
@@ -295,11 +298,7 @@ def autograde(root: str) -> int:
         data = report.results_json(grade)
         where = f"{display}/" if display else "（提交的最上层 / the top of the submission）"
         lines = [f"评分的文件夹 / graded folder: {where}  ({count}/{len(EXERCISES)} 个练习文件 / exercise files)"]
-        missing = [
-            e.filename
-            for e in EXERCISES
-            if not any(os.path.lexists(os.path.join(folder, name)) for name in (e.filename, e.notebook))
-        ]
+        missing = [e.filename for e in EXERCISES if not any(os.path.lexists(os.path.join(folder, name)) for name in (e.filename, e.notebook))]
         if missing:
             lines.append(f"缺少 / missing: {', '.join(missing)}")
         if grade.errors:

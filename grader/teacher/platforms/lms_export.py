@@ -31,18 +31,19 @@ them. Every other student of either side left unmatched, or in a row
 Canvas would read as Points Possible, is listed; the file is then not
 written, and the exit code is 1, unless ``--allow-unmatched``.
 """
+
 import re
 import sys
 import unicodedata
 from dataclasses import dataclass, field
 
 from grader.exercises import EXERCISES
-from grader.teacher.intake import platform_csv
-from grader.teacher.report import class_data
 from grader.teacher.batch.grades_csv import text_cell
+from grader.teacher.intake import platform_csv
 from grader.teacher.intake.moodle_worksheet import Worksheet
 from grader.teacher.intake.platform_csv import PlatformFileError
 from grader.teacher.options import CommandOptions, OptionError
+from grader.teacher.report import class_data
 from grader.text import visible
 
 POINTS = {e.id: e.points for e in EXERCISES}
@@ -195,9 +196,7 @@ def _report(m: Matching, written: int, to: str, allow: bool, data=None, misread:
         _err(f"未写入 / not written: {left} 名学生未匹配 / students left unmatched (--allow-unmatched writes it anyway)")
         return 1
     print(
-        f"已填 / filled {written} 名学生 / students → {to}"
-        + (f"; {alone} 行未改动 / rows left alone" if alone else "")
-        + (f"; {left} 名未匹配 / left unmatched" if left else ""),
+        f"已填 / filled {written} 名学生 / students → {to}" + (f"; {alone} 行未改动 / rows left alone" if alone else "") + (f"; {left} 名未匹配 / left unmatched" if left else ""),
         flush=True,
     )
     return 0

@@ -17,6 +17,7 @@ without output.
 The report quotes no hidden check's input (``report.without_hidden_inputs``):
 nbgrader's feedback shows it to the student.
 """
+
 import atexit
 import os
 import tempfile

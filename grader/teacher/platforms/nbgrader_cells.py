@@ -8,6 +8,7 @@ with it, and ``nbgrader_autograde`` finds the cells it grades and puts back
 metadata a student changed. It lives apart from both so that neither imports
 the other (and writing a course does not load nbgrader itself).
 """
+
 from grader.exercises import BY_ID
 
 SCHEMA = 3

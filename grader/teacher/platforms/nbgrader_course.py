@@ -30,17 +30,18 @@ documentation / Metadata" page and its preprocessors' code
 (``clearsolutions``, ``clearhiddentests``, ``overwritecells``,
 ``utils.determine_grade``).
 """
+
 import json
 import os
 import sys
 from dataclasses import dataclass
 
+from grader.authoring.regions import BEGIN, END
 from grader.exercises import BY_ID, IDS
 from grader.files import PROJECT, write_atomically
-from grader.authoring.regions import BEGIN, END
 from grader.teacher.edition import course_notebooks
-from grader.teacher.platforms.nbgrader_cells import answer_metadata, test_metadata
 from grader.teacher.options import CommandOptions, OptionError
+from grader.teacher.platforms.nbgrader_cells import answer_metadata, test_metadata
 
 SOURCE = "source"
 CONFIG = "nbgrader_config.py"

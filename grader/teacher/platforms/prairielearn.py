@@ -31,6 +31,7 @@ Sources: PrairieLearn's docs/externalGrading.md, the question schema
 (how the container is run and results.json read) and
 apps/prairielearn/src/lib/externalGraderCommon.ts (how /grade is laid out).
 """
+
 import json
 import os
 import shutil
@@ -165,9 +166,7 @@ class PrairieLearnOptions(CommandOptions):
         self._check_paths("out")
         self._check_names("image")
         if self.docs_url is not None and not web_address(self.docs_url):
-            raise OptionError(
-                f"--docs-url 要写课程网站的完整网址（https://...） / takes the course site's full address (https://...), not {self.docs_url!r}"
-            )
+            raise OptionError(f"--docs-url 要写课程网站的完整网址（https://...） / takes the course site's full address (https://...), not {self.docs_url!r}")
 
 
 def _usage(message: str) -> int:

@@ -27,6 +27,7 @@ exercise file of ``ROOT/student`` with every check of that exercise and writes
 What it prints (the full report, hidden checks included) goes to
 PrairieLearn's log of the job, which staff see and students do not.
 """
+
 import json
 import os
 import sys

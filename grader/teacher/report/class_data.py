@@ -30,6 +30,7 @@ skipped with a line in ``ClassData.problems``; the one thing that stops
 the reading is a grades.csv that is missing or not a batch's
 (``NotBatchOutput``).
 """
+
 import csv
 import html
 import json
@@ -38,8 +39,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from grader.teacher.batch.output import FEEDBACK, GRADES, RESULTS
 from grader.teacher.batch.grades_csv import LATE_COLUMNS, NAME
+from grader.teacher.batch.output import FEEDBACK, GRADES, RESULTS
 from grader.teacher.intake.submissions import safe_name
 
 MAX_RESULTS_BYTES = 64 * 1024**2  # the batch's own limit on a results.json it reads back

@@ -7,6 +7,7 @@ paths, so they look the same where no font is installed. Their labels are
 English and short, since a Chinese font may be missing where matplotlib
 runs; the report's captions carry both languages.
 """
+
 import io
 
 from grader.exercises import BY_ID

@@ -14,6 +14,7 @@ Messages: the batch sends ``"go"`` (write the report) or closes the pipe
 (stop); the process answers ``(written, problems)``: the names written under
 OUT, and what failed, each a bilingual line.
 """
+
 import multiprocessing
 import os
 import signal

@@ -16,6 +16,7 @@ characters in it as escapes).
 to ``rebuild``) rebuilds the report without regrading; ``write`` is what a
 batch calls when it has finished.
 """
+
 import base64
 import json
 import os
@@ -256,10 +257,7 @@ def _checks(data) -> Section:
     order = {ex: i for i, ex in enumerate(data.exercises)}
     # Among the students who started the exercise; a check none of them met goes last.
     ranked = sorted(enumerate(data.checks), key=lambda ic: (not ic[1].tried, ic[1].pass_rate, order[ic[1].exercise], ic[0]))
-    rows = [
-        [f"{_share(c.passed, c.tried)} ({c.passed}/{c.tried})", str(c.not_started), c.exercise, c.title, _num(c.points), "隐藏 / hidden" if c.hidden else "公开 / public"]
-        for _, c in ranked
-    ]
+    rows = [[f"{_share(c.passed, c.tried)} ({c.passed}/{c.tried})", str(c.not_started), c.exercise, c.title, _num(c.points), "隐藏 / hidden" if c.hidden else "公开 / public"] for _, c in ranked]
     section.blocks.append(
         Para(
             "最常失败的排在前面。通过率只算开始做这道练习的学生；没开始的（还是原样，或没交这个文件）单列，不算失败 / "
@@ -299,7 +297,15 @@ def _late(data) -> Section:
     unknown = [s for s in data.students if s.late and not s.late.get("time_source")]
     if late:
         rows = [
-            [_student(s), str(s.late_days), _when(s.late.get("submitted_at", "")) if s.late.get("submitted_at") else "— (只说迟交 / late, no time)", s.late.get("time_source", ""), s.late.get("raw", ""), s.late.get("penalty", ""), _num(s.total)]
+            [
+                _student(s),
+                str(s.late_days),
+                _when(s.late.get("submitted_at", "")) if s.late.get("submitted_at") else "— (只说迟交 / late, no time)",
+                s.late.get("time_source", ""),
+                s.late.get("raw", ""),
+                s.late.get("penalty", ""),
+                _num(s.total),
+            ]
             for s in late
         ]
         head = ["学生 / student", "迟交天数 / days late", "提交时间 / handed in", "时间来源 / time from", "扣前 / raw", "扣分 / penalty", "总分 / total"]
@@ -417,6 +423,7 @@ def _html_block(b) -> str:
     if isinstance(b, Raw):
         return b.html
     if isinstance(b, Table):
+
         def cls(i):
             return ' class="n"' if i in b.numeric else ' class="code"' if i in b.nowrap else ""
 
@@ -431,15 +438,12 @@ def _html_block(b) -> str:
 
 def render_html(data, parts: list[Section]) -> str:
     nav = "".join(f'<a href="#{s.id}">{html_text(s.title)}</a>' for s in parts)
-    body = "".join(
-        f'<section id="{s.id}">' + (f"<h2>{html_text(s.title)}</h2>" if s.heading else "") + "".join(_html_block(b) for b in s.blocks) + "</section>"
-        for s in parts
-    )
+    body = "".join(f'<section id="{s.id}">' + (f"<h2>{html_text(s.title)}</h2>" if s.heading else "") + "".join(_html_block(b) for b in s.blocks) + "</section>" for s in parts)
     return (
         '<!DOCTYPE html>\n<html lang="zh-CN"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>班级报告 / Class report: {html_text(_name(data))}</title><style>{CSS}</style></head><body>"
-        f"<header><h1>班级报告 / Class report</h1><p class=\"sub\">{html_text(_subtitle(data))}</p></header>"
+        f'<header><h1>班级报告 / Class report</h1><p class="sub">{html_text(_subtitle(data))}</p></header>'
         f"<nav>{nav}</nav>{body}</body></html>\n"
     )
 

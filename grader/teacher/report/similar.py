@@ -37,6 +37,7 @@ correct students (tests/catalogue/right/, and the example's grace against
 them) scores 0.29; untouched stubs, or the reference, 0. So 0.5, half of
 their own code in common, leaves room on both sides.
 """
+
 import bisect
 import io
 import itertools
@@ -49,9 +50,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from grader.handin import submission
 from grader.exercises import IDS
 from grader.files import PROJECT, write_atomically
+from grader.handin import submission
 from grader.student.markup import html_text, markdown_text
 from grader.teacher.intake import downloads, submissions
 from grader.teacher.options import CommandOptions, OptionError
@@ -444,8 +445,7 @@ def _summary(data: dict) -> tuple[str, str]:
 
 HOW = (
     "分数：两人自己的代码（不含题目给的代码和参考答案）中相同部分所占的比例，按整份作业或单道练习中较高者计。",
-    "Score: the share of the two students' own code (not the stubs, not the reference solutions) that they have in common, "
-    "over the whole submission or over one exercise, whichever is higher.",
+    "Score: the share of the two students' own code (not the stubs, not the reference solutions) that they have in common, over the whole submission or over one exercise, whichever is higher.",
 )
 
 
@@ -471,15 +471,13 @@ def html_section(data: dict) -> str:
         for e in pair.get("exercises", []):
             parts.append(
                 f'<table class="side"><thead><tr><th>{html_text(a)} · {html_text(e.get("exercise", ""))}</th>'
-                f'<th>{html_text(b)} · {html_text(e.get("exercise", ""))}</th></tr></thead>'
-                f'<tbody><tr><td>{_code(e.get("a", {}))}</td><td>{_code(e.get("b", {}))}</td></tr></tbody></table>'
+                f"<th>{html_text(b)} · {html_text(e.get('exercise', ''))}</th></tr></thead>"
+                f"<tbody><tr><td>{_code(e.get('a', {}))}</td><td>{_code(e.get('b', {}))}</td></tr></tbody></table>"
             )
         parts.append("</details></div>")
     not_compared = data.get("not_compared", [])
     if not_compared:
-        parts.append(
-            "<p>未比较 / not compared: " + ", ".join(f'<span class="ids">{html_text(s.get("id", ""))}</span>' for s in not_compared) + "</p>"
-        )
+        parts.append("<p>未比较 / not compared: " + ", ".join(f'<span class="ids">{html_text(s.get("id", ""))}</span>' for s in not_compared) + "</p>")
     parts.append(f"<p><small>{html_text(data.get('tool', 'copydetect'))}</small></p></div>")
     return "\n".join(parts)
 
@@ -517,10 +515,7 @@ def markdown_section(data: dict) -> str:
         a, b = markdown_text(pair.get("a", "")), markdown_text(pair.get("b", ""))
         lines += [f"### {a} ↔ {b} · {float(pair.get('score', 0)):.2f}", ""]
         for e in pair.get("exercises", []):
-            lines.append(
-                f"- {markdown_text(e.get('exercise', ''))} {float(e.get('score', 0)):.2f}: "
-                f"{a} 行 / lines {_line_ranges(e.get('a', {}))}; {b} 行 / lines {_line_ranges(e.get('b', {}))}"
-            )
+            lines.append(f"- {markdown_text(e.get('exercise', ''))} {float(e.get('score', 0)):.2f}: {a} 行 / lines {_line_ranges(e.get('a', {}))}; {b} 行 / lines {_line_ranges(e.get('b', {}))}")
         lines.append("")
     not_compared = data.get("not_compared", [])
     if not_compared:
