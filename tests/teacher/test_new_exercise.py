@@ -28,6 +28,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import FOLDERS
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW = "ex8_residual"
@@ -156,7 +157,9 @@ def copy(tmp_path_factory) -> Path:
 
 def run(copy: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONPATH"] = os.pathsep.join([str(copy), str(copy / "tests"), str(copy / "docs" / "_ext")])
+    # As conftest.py sets the path up: the helpers, and each folder of tests (they import one another's tables).
+    tests = [str(copy / "tests" / folder) for folder in ("support", *FOLDERS)]
+    env["PYTHONPATH"] = os.pathsep.join([str(copy), str(copy / "tests"), *tests, str(copy / "docs" / "_ext")])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True, timeout=300)
 
