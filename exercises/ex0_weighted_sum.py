@@ -5,7 +5,6 @@
 Attention is, at its core, a weighted sum: turn scores into weights that add
 up to 1, then add the positions' values with those weights.
 """
-
 import torch
 
 

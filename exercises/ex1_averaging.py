@@ -6,7 +6,6 @@ The simplest way to let each position see its past is to average itself with
 every earlier position. One product with a row-normalised lower-triangular
 matrix does it for all positions at once.
 """
-
 import torch
 
 

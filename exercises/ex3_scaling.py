@@ -6,7 +6,6 @@ The dot product of two random length-hs vectors with unit-variance entries has
 variance about hs. Large scores make softmax put almost all weight on one
 position; multiplying by hs ** -0.5 brings the variance back to about 1.
 """
-
 import torch
 
 

@@ -6,7 +6,6 @@ When predicting the next character, position i may only use positions 0..i.
 Setting every score above the diagonal (j > i) to -inf makes its weight
 exactly 0 after softmax.
 """
-
 import torch
 
 

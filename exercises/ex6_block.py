@@ -6,9 +6,9 @@ Several heads work side by side, each attending to something else; the
 feed-forward layer lets every position think on its own; residual connections
 and layer norm let many blocks be stacked and still train.
 """
-
 import torch
 import torch.nn as nn
+
 from ex5_head import Head
 
 

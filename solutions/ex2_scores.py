@@ -5,7 +5,6 @@
 Each position asks with its query and offers with its key; the larger their
 dot product, the better the match.
 """
-
 import torch
 
 

@@ -6,7 +6,6 @@ Everything so far in one module: linear layers give queries, keys and values;
 dot products give scores; scale by head_size; causal mask; softmax; dropout;
 then a weighted sum of the values.
 """
-
 import torch
 import torch.nn as nn
 from torch.nn import functional as F

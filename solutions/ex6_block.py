@@ -6,9 +6,9 @@ Several heads work side by side, each attending to something else; the
 feed-forward layer lets every position think on its own; residual connections
 and layer norm let many blocks be stacked and still train.
 """
-
 import torch
 import torch.nn as nn
+
 from ex5_head import Head
 
 
@@ -47,7 +47,9 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         # BEGIN SOLUTION
         head_size = n_embd // n_head
-        self.heads = nn.ModuleList([Head(n_embd, head_size, block_size, dropout) for _ in range(n_head)])
+        self.heads = nn.ModuleList(
+            [Head(n_embd, head_size, block_size, dropout) for _ in range(n_head)]
+        )
         self.proj = nn.Linear(n_embd, n_embd)
         self.dropout = nn.Dropout(dropout)
         # END SOLUTION

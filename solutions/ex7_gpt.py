@@ -9,10 +9,10 @@ for the next character. To write, look at the last block_size characters
 only, sample the next one from the softmax of the last position, append it,
 and go again.
 """
-
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
 from ex6_block import Block
 
 

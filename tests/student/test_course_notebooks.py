@@ -183,7 +183,7 @@ def test_the_readmes_students_in_jupyter_commands(tmp_path, course_on_path):
     assert lines[0] == ["tox", "-e", "lab"] and all(c[:3] == ["tox", "-e", "lab"] for c in lines)
     with_answer("ex0_weighted_sum", Path(SOLUTIONS, "ex0_weighted_sum.py").read_text(encoding="utf-8"), tmp_path)
     (code,) = blocks("Students in Jupyter", "python")
-    lines = code.strip().splitlines()
+    lines = [line for line in code.strip().splitlines() if line.strip()]  # a cell per statement
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(line) for line in lines])
     nbformat.write(nb, tmp_path / "readme.ipynb")
     ran = run_in_kernel(tmp_path / "readme.ipynb")
