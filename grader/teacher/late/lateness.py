@@ -3,7 +3,7 @@
 there is, which grades.csv names:
 
 1. nbgrader's ``timestamp.txt``, read only where nbgrader's exchange
-   writes it (``intake._nbgrader_times``): never a file a student can put
+   writes it (``intake.submissions._nbgrader_times``): never a file a student can put
    in their own folder or zip, on any platform;
 2. Moodle's grading worksheet (``--worksheet``), "Last modified (submission)";
 3. the policy's ``times`` file, which the teacher exports;
