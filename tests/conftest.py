@@ -22,11 +22,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
-# Each folder is its tests' marker, and they run in this order: the unit
-# tests first, for a quick failure; the docs last, as their two builds start
-# in the background with the session (``docs_site``) and take minutes of
-# their own, which the tests before them fill.
-FOLDERS = ("unit", "grading", "sandbox", "student", "teacher", "docs")
+FOLDERS = ("unit", "grading", "sandbox", "student", "teacher", "docs")  # each is its tests' marker
 SOLUTIONS = os.path.join(ROOT, "solutions")
 EXERCISES = os.path.join(ROOT, "exercises")
 sys.path.insert(0, ROOT)
@@ -43,8 +39,7 @@ def pytest_collection_modifyitems(config, items) -> None:
     """Each test gets its folder as its marker, and under pytest-xdist its
     group (``group_of``); the attack catalogue's tests go last, as its
     gradings run in the background meanwhile (``pytest_collection_finish``)."""
-    # Stable: within a folder, pytest's order is kept.
-    items.sort(key=lambda item: (item.path.name == BACKGROUND_LAST, _run_rank(item.path.parent.name)))
+    items.sort(key=lambda item: item.path.name == BACKGROUND_LAST)  # stable: every other order is kept
     groups = {}
     xdist = config.pluginmanager.hasplugin("xdist")  # not installed by tox: see SHARED_BUILDS
     for item in items:
@@ -53,10 +48,6 @@ def pytest_collection_modifyitems(config, items) -> None:
             if item.path not in groups:
                 groups[item.path] = group_of(item.path)
             item.add_marker(pytest.mark.xdist_group(groups[item.path]))
-
-
-def _run_rank(folder: str) -> int:
-    return FOLDERS.index(folder) if folder in FOLDERS else len(FOLDERS)
 
 
 def marker_of(path) -> str:

@@ -58,9 +58,3 @@ def test_files_that_share_the_docs_build_run_in_one_process():
     groups = {p.name: group_of(p) for p in files}
     assert {name for name, group in groups.items() if group == "docs-site"} == {p.name for p in files if "the docs build" in _uses(p.read_text(encoding="utf-8"))} != set()
     assert groups["test_attacks.py"] == "test_attacks.py"
-
-
-def test_every_folder_has_its_turn_and_the_docs_come_late():
-    """The docs' tests wait for the site's builds, which run in the
-    background from the start: the other folders' tests fill that time."""
-    assert FOLDERS[0] == "unit" and FOLDERS[-1] == "docs"
