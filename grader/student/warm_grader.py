@@ -9,10 +9,15 @@ one per call costs seconds (a new interpreter imports torch); a
 - private: the only way in is a socket pair whose one end this process
   holds; nobody else, no other user, can reach it;
 - clean: it is started with the project's environment, not this
-  process's (a cell that set ``PYTHONPATH``, ``PYTHONSTARTUP`` or an
-  ``ATTENTION_*`` variable changes nothing: ``project_env``);
+  process's (a cell that set ``PYTHONPATH``, ``PYTHONSTARTUP``, ``HOME``
+  or an ``ATTENTION_*`` variable changes nothing: ``project_env``), and
+  without the user's site-packages, where a cell can write a
+  ``usercustomize.py`` or a ``.pth`` file that Python runs at start;
+- one grading at a time: calls from several threads wait their turn, and
+  each gets its own answer;
 - short-lived: it ends when this process does (its end of the socket
-  closes), or after 15 idle minutes, and is started again when next asked;
+  closes, even in the middle of a grading), or after 15 idle minutes, and
+  is started again when next asked;
 - replaced when hurt: if it dies or is stopped while grading (code it
   graded may try), a new one grades again, and the grading says so once.
 
@@ -21,13 +26,16 @@ engine for it.
 """
 
 import atexit
+import importlib.util
 import json
 import os
 import selectors
+import site
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import typing
 
@@ -45,24 +53,53 @@ REPLACED = (
     "a new one took its place and graded this again."
 )
 
-# What the grader takes of this process's environment: where the user's
-# files and locale are, never how Python or the grader behave.
-_KEPT = ("HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM", "SYSTEMROOT")
+# What the grader takes of this process's environment: who the user is and
+# their locale and temporary folder, never how Python or the grader behave.
+# HOME is not among them: it is the account's (``_home``).
+_KEPT = ("USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM", "SYSTEMROOT")
 
 
 def project_env(extra: dict | None = None, project: str = PROJECT) -> dict:
     """The warm grader's environment: the project on the import path, a
-    PATH of the system's and this interpreter's folders, the user's locale,
-    home and temporary folder; nothing else of this process's (``PYTHON*``,
-    ``ATTENTION_*``, ``LD_*``: a notebook cell may have set them).
-    ``extra``: set by the caller itself (the project's tests shorten time
-    limits so). ``project``: the course whose grader it runs."""
+    PATH of the system's and this interpreter's folders, the account's home,
+    the user's locale and temporary folder; nothing else of this process's
+    (``PYTHON*``, ``ATTENTION_*``, ``LD_*``, ``HOME``: a notebook cell may
+    have set them). Python is told to leave the user's site-packages out
+    (``PYTHONNOUSERSITE``; the zygote and children inherit it), unless the
+    grader or torch is installed there (``pip install --user``), where a cell
+    could as well rewrite the grader itself. ``extra``: set by the caller
+    itself (the project's tests shorten time limits so). ``project``: the
+    course whose grader it runs."""
     env = {k: v for k, v in os.environ.items() if k in _KEPT or k.startswith("LC_")}
     system_path = (os.confstr("CS_PATH") if hasattr(os, "confstr") else None) or "/usr/bin:/bin"
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", system_path])
     env["PYTHONPATH"] = project
+    home = _home()
+    if home is not None:
+        env["HOME"] = home
+    if not _installed_in_user_site(project):
+        env["PYTHONNOUSERSITE"] = "1"
     env.update(extra or {})
     return env
+
+
+def _home() -> str | None:
+    """The account's home folder, from the password database: not ``$HOME``,
+    which a cell can point at a folder of its own making."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError):  # no such database (Windows), or a user without an entry (docker run -u 1234)
+        return os.environ.get("HOME")
+
+
+def _installed_in_user_site(project: str) -> bool:
+    """Whether the grader (``project``) or torch lives in the user's site-packages."""
+    user_site = os.path.realpath(site.getusersitepackages())
+    torch = importlib.util.find_spec("torch")
+    places = [project] + ([torch.origin] if torch is not None and torch.origin else [])
+    return any(os.path.realpath(p).startswith(user_site + os.sep) for p in places)
 
 
 class WarmGrader:
@@ -78,6 +115,7 @@ class WarmGrader:
         self.starts = 0  # how many servers this client has started (tests look)
         self.log: typing.IO[bytes] | None = None  # the server's stderr, a temporary file
         self.hurt = False  # the last server died between gradings, not of its idle time: the next grading says so
+        self.lock = threading.Lock()  # one request on the socket at a time: a second thread's would take the first's answer
 
     @property
     def pid(self) -> int | None:
@@ -111,7 +149,12 @@ class WarmGrader:
         self.sock, self.starts = mine, self.starts + 1
 
     def grade(self, request: GradeRequest) -> Graded:
-        """What ``python -m grader grade`` says of ``request``, without the start-up."""
+        """What ``python -m grader grade`` says of ``request``, without the
+        start-up. Calls from several threads take turns."""
+        with self.lock:
+            return self._grade(request)
+
+    def _grade(self, request: GradeRequest) -> Graded:
         try:
             graded = self._ask(request)
         except _Hurt:

@@ -28,6 +28,10 @@ with, whatever a request names), a JSON line out (``{"graded": {...}}``, a
 ``Graded``'s fields: the exit status, the report, the notes, whether all
 passed, and results.json). It ends when its client closes the socket (the
 kernel or terminal ended), or after ``--idle`` seconds without a request.
+A client that goes while a grading runs (a kernel restarted or killed
+mid-check) ends it too: ``_Hangup`` watches the socket, and the grading is
+stopped with its zygote and children then, not when the grading would
+have ended.
 
     python -m grader.student.warm_server FD [--sandbox auto|require|off] [--idle SECONDS]
 """
@@ -36,8 +40,13 @@ import argparse
 import contextlib
 import io
 import json
+import os
+import select
+import signal
 import socket
 import sys
+import threading
+import time
 import traceback
 
 from grader.student.request import BadRequest, Graded, GradeRequest, refused
@@ -86,6 +95,45 @@ def _lines(sock: socket.socket):
         yield line
 
 
+class _ClientGone(KeyboardInterrupt):
+    """Raised in the grading when its client hung up: nobody waits for the
+    answer. A KeyboardInterrupt, because that is what the engine stops a
+    grading for as Ctrl-C would (its child killed, nothing reported)."""
+
+
+class _Hangup:
+    """Watches the client's end of the socket from a thread of its own. Between
+    gradings the reading loop sees the socket close; during one nothing reads
+    it, and a grading can take a minute: a hangup then interrupts the grading
+    (SIGTERM to the main thread, raised there as ``_ClientGone``), so that
+    ``serve`` closes the grader, and its zygote kills the children."""
+
+    GRACE_SECONDS = 10.0  # to close the grader; past it this process ends at once
+
+    def __init__(self, sock: socket.socket):
+        self.grading = threading.Event()
+        self.main = threading.get_ident()  # serve()'s thread, which grades
+        self.poll = select.poll()
+        # POLLRDHUP: the peer closed; unlike POLLIN, a request waiting to be read does not wake it.
+        self.poll.register(sock.fileno(), select.POLLRDHUP)
+        signal.signal(signal.SIGTERM, self._raise)
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _raise(self, signum, frame):
+        if self.grading.is_set():
+            raise _ClientGone
+        raise SystemExit(0)  # a SIGTERM from anyone else, between gradings: end as when idle
+
+    def _watch(self) -> None:
+        while not self.poll.poll():
+            pass
+        self.grading.wait()  # hung up between gradings: the reading loop ends by itself, unless a grading starts
+        # To the main thread: a signal to the process may be taken by this one, and not interrupt the grading's wait.
+        signal.pthread_kill(self.main, signal.SIGTERM)
+        time.sleep(self.GRACE_SECONDS)
+        os._exit(1)  # the grading did not stop: the zygote still ends its children when this socket closes
+
+
 def serve(sock: socket.socket, sandbox: str = "auto", idle: float = IDLE_SECONDS) -> None:
     from grader.engine.grading import Grader  # first: it forks the zygote before anything else is imported
     from grader.engine.sandbox import SandboxUnavailable
@@ -97,17 +145,23 @@ def serve(sock: socket.socket, sandbox: str = "auto", idle: float = IDLE_SECONDS
             grader, refusal = None, str(exc)
     notes = started.getvalue()  # said once, with the first grading (a missing sandbox, say)
     sock.settimeout(idle)
+    hangup = _Hangup(sock)
     try:
         for line in _lines(sock):
             if grader is None:
                 graded = refused(refusal)
             else:
+                hangup.grading.set()
                 try:
                     graded = _serve_one(grader, _request_fields(line), notes)
                     notes = ""
                 except Exception:  # noqa: BLE001 - the grader's own fault: said, and the next request is served
                     graded = Graded(3, notes=traceback.format_exc(), passed=False)
+                finally:
+                    hangup.grading.clear()
             sock.sendall(json.dumps({"graded": graded.as_json()}).encode() + b"\n")
+    except (KeyboardInterrupt, SystemExit, BrokenPipeError):  # the engine re-raises _ClientGone as a KeyboardInterrupt
+        pass  # nobody to answer: the grader is closed below
     finally:
         if grader is not None:
             grader.close()
@@ -124,8 +178,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    import os
-
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()

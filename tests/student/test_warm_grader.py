@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
+from conftest import ROOT, SOLUTIONS, below_the_zygote, descendants, make_submission, points_by_exercise
 
 from grader.child import child_user
 from grader.engine import sandbox as sandbox_mod
@@ -253,3 +253,166 @@ def test_a_server_that_cannot_start_says_why(tmp_path):
     finally:
         w.close()
     assert code == 3 and "grading did not finish" in said and "the course copy is broken" in said, said
+
+
+# -- What a kernel can do beyond its environment variables (issue 40, part 4) --
+
+_USER_SITE_FILES = {
+    # A cell writes one of these into a folder of its own and points HOME there:
+    # Python runs both at start, from the user's site-packages, where it reads them.
+    "usercustomize": ("usercustomize.py", "open({marker!r}, 'a').write('usercustomize\\n')\n"),
+    "pth": ("evil.pth", "import os; open({marker!r}, 'a').write('pth\\n')\n"),
+}
+
+
+def _python_with_a_user_site(where) -> str:
+    """An interpreter that reads the user's site-packages, as a hub's image
+    or the wheel's install has (a venv without the system's packages, as
+    tox makes, never reads them), with this one's packages (torch)."""
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(where)], check=True, timeout=120)
+    python = os.path.join(str(where), "bin", "python")
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(purelib, "this_env.pth"), "w", encoding="utf-8") as f:
+        f.write(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+@pytest.mark.parametrize("shape", sorted(_USER_SITE_FILES))
+def test_the_user_s_site_packages_do_not_reach_the_grader(shape, tmp_path):
+    """A cell that plants a file Python runs at start in a user site-packages
+    and points HOME at it: no code of it runs in the warm grader, and the
+    untouched stub earns 0 (on 8722fb6 both ran in the server)."""
+    python = _python_with_a_user_site(tmp_path / "env")
+    marker = str(tmp_path / "ran")
+    home = tmp_path / "home"
+    name, text = _USER_SITE_FILES[shape]
+    user_site = subprocess.run([python, "-c", "import site; print(site.getusersitepackages())"], capture_output=True, text=True, check=True, env={**os.environ, "HOME": str(home)}).stdout.strip()
+    assert user_site.startswith(str(home))
+    os.makedirs(user_site)
+    with open(os.path.join(user_site, name), "w", encoding="utf-8") as f:
+        f.write(text.format(marker=marker))
+    stub = make_submission(tmp_path / "stub", {"ex0_weighted_sum": _source("tmp_file__next.py")})
+    kernel = (
+        "import json, os, sys\n"
+        f"os.environ['HOME'] = {str(home)!r}  # the cell's doing\n"
+        "from grader.student import warm_grader\n"
+        "from grader.student.request import GradeRequest\n"
+        "w = warm_grader.WarmGrader(sandbox='off')\n"
+        f"g = w.grade(GradeRequest({stub!r}, only='ex0_weighted_sum'))\n"
+        "w.close()\n"
+        "print(json.dumps(g.results))\n"
+    )
+    proc = subprocess.run([python, "-c", kernel], capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": ROOT})
+    assert proc.returncode == 0, proc.stderr
+    assert not os.path.exists(marker), f"{name} ran in the grader"
+    assert points_by_exercise(json.loads(proc.stdout.splitlines()[-1]))["ex0_weighted_sum"] == 0
+
+
+def test_the_grader_s_home_is_the_account_s(monkeypatch, tmp_path):
+    import pwd
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    env = warm_grader.project_env()
+    assert env["HOME"] == pwd.getpwuid(os.getuid()).pw_dir != str(tmp_path)
+    assert env["PYTHONNOUSERSITE"] == "1"  # the grader and torch are not in a user site here
+
+
+@pytest.mark.parametrize("split", ["same exercise", "two exercises"])
+def test_threads_asking_at_once_get_their_own_answers(split, tmp_path):
+    """Two threads of one kernel call check() at the same moment, a few times
+    over: each gets the report of what it asked (on 8722fb6 they took each
+    other's, or one waited for an answer the other had read)."""
+    import threading
+
+    stub = make_submission(tmp_path / "stub", {"ex0_weighted_sum": _source("tmp_file__next.py")})
+    asks = {
+        "same exercise": [(SOLUTIONS, "ex0_weighted_sum", 10), (stub, "ex0_weighted_sum", 0)],
+        "two exercises": [(SOLUTIONS, "ex1_averaging", None), (stub, "ex0_weighted_sum", 0)],
+    }[split]
+    w = warm_grader.WarmGrader(sandbox="off")
+    try:
+        w.start()
+        for _ in range(3):
+            got: dict = {}
+            start = threading.Barrier(len(asks))
+
+            def ask(i, folder, exercise):
+                start.wait()
+                got[i] = w.grade(GradeRequest(str(folder), only=exercise))
+
+            threads = [threading.Thread(target=ask, args=(i, f, ex), daemon=True) for i, (f, ex, _) in enumerate(asks)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=120)
+            assert sorted(got) == list(range(len(asks))), "a thread is still waiting for its answer"
+            for i, (folder, exercise, points) in enumerate(asks):
+                results = got[i].results
+                assert {t["tags"][0] for t in results["tests"]} == {exercise}, (i, got[i].report)
+                if points is not None:
+                    assert points_by_exercise(results)[exercise] == points, got[i].report
+    finally:
+        w.close()
+
+
+_SLOW = "import time\n\n\ndef weighted_sum(weights, values):\n    time.sleep(600)\n"
+
+
+@pytest.mark.parametrize("mode, ends_by", [("sandbox", signal.SIGKILL), ("off", signal.SIGTERM)])
+def test_a_kernel_that_ends_mid_grading_ends_the_grading(mode, ends_by, tmp_path):
+    """The kernel is killed or shut down while its check() runs a slow answer:
+    the server, bubblewrap, the zygote and the child end within seconds (on
+    8722fb6 they ran on for the grading's time, about a minute)."""
+    sandbox, why_not = MODES[mode]
+    if why_not and mode == "sandbox":
+        if os.environ.get("ATTENTION_CI"):
+            pytest.fail(why_not)
+        pytest.skip(why_not)
+    import time
+
+    slow = make_submission(tmp_path / "slow", {"ex0_weighted_sum": _SLOW})
+    kernel = (
+        "import sys\n"
+        "from grader.student import warm_grader\n"
+        "from grader.student.request import GradeRequest\n"
+        f"w = warm_grader.WarmGrader(sandbox={sandbox!r})\n"
+        "w.start()\n"
+        "print(w.pid, flush=True)\n"
+        f"w.grade(GradeRequest({slow!r}, only='ex0_weighted_sum'))\n"
+    )
+    client = subprocess.Popen([sys.executable, "-c", kernel], stdout=subprocess.PIPE, text=True, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": ROOT})
+    try:
+        server = int(client.stdout.readline())
+        deadline = time.monotonic() + 120
+        while not below_the_zygote(server):  # the answer's child is asleep in weighted_sum
+            assert time.monotonic() < deadline and client.poll() is None, "the grading never began"
+            time.sleep(0.1)
+        everyone = [server, *descendants(server)]
+        client.send_signal(ends_by)
+        client.wait(timeout=30)
+        deadline = time.monotonic() + 8
+        while (left := [p for p in everyone if _alive(p)]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert left == [], f"still running {len(left)} of {len(everyone)}: {[_cmdline(p) for p in left]}"
+    finally:
+        client.kill()
+        client.wait()
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for its parent."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")[:80]
+    except OSError:
+        return "?"
