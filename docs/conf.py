@@ -22,6 +22,7 @@ teacher_edition = tags.has("teacher")  # noqa: F821 - Sphinx passes tags to conf
 
 extensions = [
     "myst_parser",
+    "build_cache",
     "bilingual",
     "computed",
     "student_code_note",

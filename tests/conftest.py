@@ -38,8 +38,23 @@ BACKGROUND_LAST = "test_attacks.py"  # graded in the background from the start, 
 def pytest_collection_modifyitems(config, items) -> None:
     """Each test gets its folder as its marker, and under pytest-xdist its
     group (``group_of``); the attack catalogue's tests go last, as its
-    gradings run in the background meanwhile (``pytest_collection_finish``)."""
-    items.sort(key=lambda item: item.path.name == BACKGROUND_LAST)  # stable: every other order is kept
+    gradings run in the background meanwhile (``pytest_collection_finish``).
+    Among the docs' files, those that wait for no build of the site come
+    first, then those that wait for the student's, then the teacher's
+    (``docs_site.waits_for``): the builds run in the background meanwhile."""
+    import docs_site
+
+    waits: dict = {}
+    folders: dict = {}  # in the order collected
+    for item in items:
+        folders.setdefault(item.path.parent, len(folders))
+
+    def rank(item) -> tuple:
+        if item.path not in waits:
+            waits[item.path] = docs_site.waits_for(item.path) if item.path.parent.name == "docs" else 0
+        return (item.path.name == BACKGROUND_LAST, folders[item.path.parent], waits[item.path])
+
+    items.sort(key=rank)  # stable: every other order is kept
     groups = {}
     xdist = config.pluginmanager.hasplugin("xdist")  # not installed by tox: see SHARED_BUILDS
     for item in items:

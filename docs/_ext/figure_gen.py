@@ -29,11 +29,13 @@ import inspect
 import os
 import posixpath
 import re
+import shutil
 import sys
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
+import build_cache
 from docutils import nodes
 from sphinx.directives.patches import Figure
 from sphinx.util import logging
@@ -162,16 +164,38 @@ class DrawnFigure:
 
 
 def draw(name: str, folder: Path) -> DrawnFigure:
-    """Draw figure ``name`` into ``folder`` (and its narrow variant, if the module has one)."""
+    """Figure ``name`` in ``folder`` (and its narrow variant, if the module has
+    one), drawn once for the build's processes (and the tests' two builds:
+    build_cache) and copied here."""
+    drawn, said = build_cache.files_once(f"figure-{name}", lambda into: _draw_into(name, into))
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def placed(image: list | None) -> Drawn | None:
+        if image is None:
+            return None
+        file, min_font_px = image
+        shutil.copyfile(drawn / file, folder / file)
+        return Drawn(folder / file, min_font_px)
+
+    wide = placed(said["wide"])
+    assert wide is not None
+    return DrawnFigure(wide, placed(said["narrow"]), said["alt"])
+
+
+def _draw_into(name: str, folder: Path) -> dict:
+    """Draw figure ``name`` into ``folder``: what ``draw`` needs to know of it, as JSON."""
     setup_matplotlib()
     module = importlib.import_module(f"figures.{name}")
-    folder.mkdir(parents=True, exist_ok=True)
     wide = _save(module.draw(), folder / name, DPI)
     narrow = None
     if "narrow" in inspect.signature(module.draw).parameters:
         # a thin margin: the phone's page has its own, and every pixel of width makes the text larger
         narrow = _save(module.draw(narrow=True), folder / f"{name}-narrow", NARROW_DPI, pad_inches=0.03)
-    return DrawnFigure(wide, narrow, _alt(module))
+    return {
+        "wide": [wide.path.name, wide.min_font_px],
+        "narrow": None if narrow is None else [narrow.path.name, narrow.min_font_px],
+        "alt": _alt(module),
+    }
 
 
 def _alt(module) -> dict | None:

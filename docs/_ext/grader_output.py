@@ -17,9 +17,11 @@ unless each of those catalogue mistakes loses points on the public checks, so
 a page's list of mistakes the checks catch stays true.
 
 All samples of a build are graded by one grader in one subprocess (the grader
-forks, which is no business of Sphinx's process), started by the first use.
+forks, which is no business of Sphinx's process), started by the first use,
+once for all the build's reading processes (build_cache).
 """
 
+import hashlib
 import html
 import json
 import os
@@ -30,6 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import build_cache
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util import logging
@@ -55,24 +58,36 @@ def specs_in(srcdir: Path) -> list[str]:
 
 def _graded(srcdir: Path, spec: str) -> dict:
     if spec not in _cache:
-        specs = sorted(set(specs_in(srcdir)) | {spec})
-        fd, result_file = tempfile.mkstemp(prefix="docs-grader-", suffix=".json")
-        os.close(fd)
+        _cache.update(graded_samples(sorted(set(specs_in(srcdir)) | {spec})))
+    return _cache[spec]
+
+
+def graded_samples(specs: list[str], options: tuple[str, ...] = ()) -> dict:
+    """Spec -> its grading, by this file run as a script (``options``, e.g.
+    ``--all-checks``, before the specs): once for the build's processes and
+    the tests' two builds (build_cache)."""
+    args = [*options, *specs]
+    key = "samples-" + hashlib.sha256("\0".join(args).encode()).hexdigest()[:16]
+    return build_cache.json_once(key, lambda: _run_samples(specs, options))
+
+
+def _run_samples(specs: list[str], options: tuple[str, ...]) -> dict:
+    fd, result_file = tempfile.mkstemp(prefix="docs-grader-", suffix=".json")
+    os.close(fd)
+    try:
         proc = subprocess.run(
-            [sys.executable, __file__, result_file, *specs],
+            [sys.executable, __file__, *options, result_file, *specs],
             cwd=ROOT,
             capture_output=True,
             text=True,
             timeout=900,
             env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
         )
-        try:
-            if proc.returncode != 0:
-                raise RuntimeError(f"grading the samples failed:\n{proc.stderr[-3000:]}")
-            _cache.update(json.loads(Path(result_file).read_text(encoding="utf-8")))
-        finally:
-            os.unlink(result_file)
-    return _cache[spec]
+        if proc.returncode != 0:
+            raise RuntimeError(f"grading the samples failed:\n{proc.stderr[-3000:]}")
+        return json.loads(Path(result_file).read_text(encoding="utf-8"))
+    finally:
+        os.unlink(result_file)
 
 
 class GraderOutput(SphinxDirective):

@@ -2,8 +2,8 @@
 
 ``graded_class()`` grades ``examples/submissions`` the way a teacher does,
 ``python -m grader batch`` (in a subprocess: the batch forks its graders,
-which is no business of Sphinx's process), into a temporary folder, and reads
-it back with ``grader.teacher.report.class_data``; once per build. ``draw()`` lays the
+which is no business of Sphinx's process), into the build's cache, and reads
+it back with ``grader.teacher.report.class_data``; once per build (docs/_ext/build_cache.py). ``draw()`` lays the
 report out with ``grader.teacher.report.class_report`` and returns the SVG of its "per
 exercise" figure: the picture a teacher's report.html shows for this class,
 drawn by the same code.
@@ -20,8 +20,9 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+import build_cache  # docs/_ext
 
 from grader.exercises import BY_ID
 from grader.teacher.report import class_data, class_figures, class_report
@@ -32,24 +33,28 @@ CLASS = ROOT / "examples" / "submissions"
 
 @functools.cache
 def graded_class() -> class_data.ClassData:
-    with tempfile.TemporaryDirectory(prefix="docs-class-") as tmp:
-        out = Path(tmp) / "out"
-        # --no-report: the page draws what it needs; the docs' environment has no copydetect.
-        command = [sys.executable, "-m", "grader", "batch", str(CLASS), "--out", str(out), "--no-report"]
-        proc = subprocess.run(
-            command,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"grading the example class failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-        data = class_data.read(str(out))
+    """The example class as a batch grades it: once for the build's processes (build_cache)."""
+    folder, _ = build_cache.files_once("example-class", _grade_class)
+    data = class_data.read(str(folder / "out"))
     if not data.graded or len(data.graded) != len(data.students):
         raise RuntimeError(f"the example class was not all graded: {[s.id for s in data.students if not s.graded]}")
     return data
+
+
+def _grade_class(folder: Path) -> dict:
+    # --no-report: the page draws what it needs; the docs' environment has no copydetect.
+    command = [sys.executable, "-m", "grader", "batch", str(CLASS), "--out", str(folder / "out"), "--no-report"]
+    proc = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"grading the example class failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return {}
 
 
 def histograms() -> dict:

@@ -9,6 +9,9 @@ temporary folder, and fill the cores the foreground tests leave idle.
 ``built_site`` waits for its edition's background build, or, when none was
 started (a test run by itself, say), builds it there and then. At the end of
 the session ``stop_builds`` kills a background build that no test waited for.
+The two editions draw the same figures and grade the same samples: they
+share a cache folder in the session's temporary folder, and whichever build
+comes to one first makes it (docs/_ext/build_cache.py).
 """
 
 import atexit
@@ -64,12 +67,17 @@ def _env() -> dict[str, str]:
     return environment(ROOT)
 
 
+def _edition_env(tmp_root: Path) -> dict[str, str]:
+    """An edition's build: the sources are the same for both, and so is what they work out."""
+    return {**_env(), "ATTENTION_DOCS_CACHE": str(Path(tmp_root) / "docs-cache")}
+
+
 def _edition_options(edition: str) -> list[str]:
     return ["-t", "teacher"] if edition == "teacher" else []
 
 
-def sphinx_build(srcdir: Path, outdir: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(_sphinx_command(srcdir, outdir, *extra), cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT, env=_env())
+def sphinx_build(srcdir: Path, outdir: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(_sphinx_command(srcdir, outdir, *extra), cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT, env=env or _env())
 
 
 def editions_needed(items) -> set[str]:
@@ -78,10 +86,23 @@ def editions_needed(items) -> set[str]:
     none there). An edition left out is still built, in the foreground."""
     needed = set()
     for path in {item.path for item in items if getattr(item, "path", None) and item.path.suffix == ".py"}:
-        text = path.read_text(encoding="utf-8")
-        if "built_site(" in text:
-            needed |= {e for e in EDITIONS if f'built_site("{e}"' in text} or set(EDITIONS)
+        needed |= editions_needed_by(path)
     return needed
+
+
+def waits_for(path: Path) -> int:
+    """How late in the session a test file should run, by the builds it
+    waits for: 0 none, 1 the student's (the quicker), 2 the teacher's. Run
+    so, the files that need no build fill the time the builds take."""
+    needed = editions_needed_by(path)
+    return 2 if "teacher" in needed else 1 if needed else 0
+
+
+def editions_needed_by(path: Path) -> set[str]:
+    text = path.read_text(encoding="utf-8")
+    if "built_site(" not in text:
+        return set()
+    return {e for e in EDITIONS if f'built_site("{e}"' in text} or set(EDITIONS)
 
 
 def _lower_priority() -> None:
@@ -114,7 +135,7 @@ def start_builds(items, tmp_root: Path) -> None:
                 stdin=subprocess.DEVNULL,
                 stdout=out_file,
                 stderr=err_file,
-                env=_env(),
+                env=_edition_env(tmp_root),
                 preexec_fn=_lower_priority,
                 start_new_session=True,
             )
@@ -175,7 +196,7 @@ def built_site(edition: str, tmp_path_factory) -> Path:
             out, proc = _finish(edition)
         else:
             out = tmp_path_factory.mktemp("docs") / edition
-            proc = sphinx_build(DOCS, out, *_edition_options(edition))
+            proc = sphinx_build(DOCS, out, *_edition_options(edition), env=_edition_env(tmp_path_factory.getbasetemp()))
         assert proc.returncode == 0, f"the {edition} docs build failed:\n{proc.stdout[-5000:]}\n{proc.stderr[-10000:]}"
         _built[edition] = out
     return _built[edition]
