@@ -16,6 +16,12 @@ def _parser(prog: str = "python -m grader") -> argparse.ArgumentParser:
     verbs.required = True
     g = verbs.add_parser("grade", help="grade one submission folder / 给一份作业评分")
     grade_options.add_to(g)
+    s = verbs.add_parser(
+        "start",
+        help="put the exercises and their notebooks in a folder to work in / 把练习和笔记本放进一个文件夹",
+        description="writes DIR/exercises/<id>.py and DIR/notebooks/<id>.ipynb; never over a file that is there",
+    )
+    s.add_argument("dir", metavar="DIR", help="the folder (made if missing) / 文件夹（没有就新建）")
 
     teacher = _teacher_verbs()
     if teacher is not None:
@@ -57,6 +63,10 @@ def main(argv=None, prog: str = "python -m grader") -> int:
         return _usage_error(parser, str(exc))
     if args.verb == "grade":
         return _grade(parser, args)
+    if args.verb == "start":
+        from grader.student import start
+
+        return start.main(args.dir, parser.prog)
     return _teacher_verbs().run(args)
 
 
@@ -76,19 +86,20 @@ def _grade(parser, args) -> int:
         return watch.main(request)
     from grader.engine.grading import Grader
     from grader.engine.sandbox import SandboxUnavailable
-    from grader.student.grade_command import grade_folder
+    from grader.student.grade_command import ctrl_c_once, grade_folder
 
     try:
         grader = Grader(sandbox=request.sandbox, inputs_seed=request.inputs_seed)
     except SandboxUnavailable as exc:
         return _usage_error(parser, str(exc))
-    try:
-        graded = grade_folder(grader, request)
-    except KeyboardInterrupt:
-        print("已中断 / interrupted", file=sys.stderr)
-        return 130
-    finally:
-        grader.close()
+    with ctrl_c_once():
+        try:
+            graded = grade_folder(grader, request)
+        except KeyboardInterrupt:
+            print("已中断 / interrupted", file=sys.stderr)
+            return 130
+        finally:
+            grader.close()
     sys.stderr.write(graded.notes)
     sys.stdout.write(graded.report)
     if graded.code == 0 and args.exit_code and not graded.passed:

@@ -3,7 +3,7 @@
 The paths are the one place that knows the layout of the course (or of the
 student edition, which has the same folders without ``solutions/`` and
 ``checks/hidden/``; or of the student edition's wheel, installed with pip,
-which carries its ``checks/`` and ``exercises/`` inside the package, in
+which carries its ``checks/``, ``exercises/`` and ``notebooks/`` inside the package, in
 ``grader/course_files/``: see ``grader/teacher/edition/student_wheel.py``). The writers replace a file in one rename, so a reader
 (a teacher's browser, nbgrader, a resumed batch) sees the old file or the new
 one, never half of one.
@@ -24,6 +24,7 @@ COURSE = INSTALLED_COURSE if os.path.isdir(INSTALLED_COURSE) else PROJECT
 CHECKS = os.path.join(COURSE, "checks")
 SOLUTIONS = os.path.join(COURSE, "solutions")
 EXERCISES_DIR = os.path.join(COURSE, "exercises")  # the stubs: an untouched file is told by them
+NOTEBOOKS_DIR = os.path.join(COURSE, "notebooks")  # the exercises as notebooks, for ``start``
 
 
 def current_umask() -> int:

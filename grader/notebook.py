@@ -72,8 +72,22 @@ def _check(exercise_id: str, folder: str | None, public_only: bool) -> Report:
     folder = os.path.abspath(folder or os.getcwd())
     path = os.path.join(folder, BY_ID[exercise_id].notebook)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"找不到 / not found: {path}")
+        return _no_notebook(exercise_id, folder)
     return _grade(GradeRequest(folder, only=exercise_id, public_only=public_only), _unsaved(path, exercise_id))
+
+
+def _no_notebook(exercise_id: str, folder: str) -> Report:
+    """What check() says where the notebook is not: what to do, not a traceback."""
+    name = BY_ID[exercise_id].notebook
+    text = (
+        f"这个文件夹里没有 {name}：{folder}\n"
+        f"check() 评的是保存好的笔记本，它要和运行 check() 的笔记本在同一个文件夹里（或者用 check({exercise_id!r}, folder=...) 指明）。\n"
+        f"用 pip 装的评分程序：在终端里运行 attention-grader start 某个文件夹，再打开那里 notebooks/ 下的笔记本。\n"
+        f"There is no {name} in this folder: {folder}\n"
+        f"check() grades the saved notebook, which must be in the folder of the notebook that runs check() (or name it: check({exercise_id!r}, folder=...)).\n"
+        f"With the grader installed by pip: run `attention-grader start SOME_FOLDER` in a terminal, then open the notebooks in its notebooks/.\n"
+    )
+    return Report({}, "", [text.rstrip()])
 
 
 def check_all(folder: str | None = None) -> Report:
@@ -218,6 +232,8 @@ def to_html(results: dict, text: str, warnings: list[str] | None = None) -> str:
     count = {ex: sum(1 for t in tests if t["tags"][0] == ex) for ex in rows}
     out = ['<div class="attention-report">', _STYLE]
     out += [f'<p class="warn">{esc(w)}</p>'.replace("\n", "<br>") for w in warnings or []]
+    if not tests and warnings:  # nothing was graded, and the warnings say why
+        return "\n".join(out + ["</div>"])
     out.append("<table><tr><th>练习 / exercise</th><th>得分 / points</th><th>通过 / passed</th></tr>")
     for ex, (got, most, passed) in rows.items():
         mark = '<span class="ok">✓</span>' if passed == count[ex] else '<span class="no">✗</span>'

@@ -64,6 +64,7 @@ class Fault:
     message: Text
     detail: str = ""  # e.g. the lines of the student's file the exception passed through
     not_implemented: bool = False
+    missing: bool = False  # the exercise's file is not there at all
 
 
 class SubmissionFault(Exception):

@@ -10,7 +10,9 @@ import contextlib
 import io
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -400,12 +402,28 @@ class Grader:
         return int(code), log.getvalue()
 
     def close(self) -> None:
-        self.zygote.close()
-        shutil.rmtree(self.exchange, ignore_errors=True)
-        if self.group is not None:
-            self.group.remove()
-        if self._user_claim is not None:
-            os.close(self._user_claim)  # the user is free for another grader once the zygote is gone too
+        """End the zygote and its children, and clean up. A Ctrl-C meanwhile
+        is ignored (tox sends a second one right after the first): a close
+        broken off half-way would leave them running and print a traceback."""
+        with _ctrl_c_ignored():
+            self.zygote.close()
+            shutil.rmtree(self.exchange, ignore_errors=True)
+            if self.group is not None:
+                self.group.remove()
+            if self._user_claim is not None:
+                os.close(self._user_claim)  # the user is free for another grader once the zygote is gone too
+
+
+@contextlib.contextmanager
+def _ctrl_c_ignored():
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread takes signals (and may set their handlers)
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if before is None else before)  # None: set outside Python
 
 
 @dataclass

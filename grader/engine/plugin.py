@@ -32,6 +32,7 @@ class CheckResult:
     # read back out of ``feedback``, which quotes what the submission raised
     # and printed (results.json's per-test ``extra_data`` holds both).
     not_implemented: bool = False  # the check met the untouched stub's NotImplementedError
+    missing: bool = False  # the exercise's file (.py or notebook) is not in the folder
     diagnosis: Text | None = None  # the known mistake the answer matches (CheckFailed.diagnosis)
 
 
@@ -203,6 +204,7 @@ class GradingPlugin:
             elif isinstance(exc, SubmissionFault):
                 result.feedback = format_fault(exc.fault)
                 result.not_implemented = exc.fault.not_implemented
+                result.missing = exc.fault.missing
             else:
                 # A check that breaks is the grader's fault, never the student's
                 # gain: the check scores 0 and says so.

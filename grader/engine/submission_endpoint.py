@@ -113,7 +113,7 @@ class SubmissionEndpoint(Endpoint):
         """Have a child import the file, forking one if there is none; a child
         lost in a way that may not be this exercise's doing is replaced once."""
         if self.file.problem is not None:
-            self.final_fault = Fault(self.file.problem)
+            self.final_fault = Fault(self.file.problem, missing=self.file.missing)
         if self.final_fault:
             raise SubmissionFault(self.final_fault)
         while not self._ready():

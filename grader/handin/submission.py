@@ -39,6 +39,7 @@ class ExerciseFile:
     problem: Text | None = None  # why this file cannot be run, if it cannot
     notes: list[Text] = field(default_factory=list)  # what the student should know about how it was read
     notebook: notebook_source.Code | None = None  # a notebook's cells, where its code came from
+    missing: bool = False  # neither the .py nor the notebook is there
 
     def where(self, n: int) -> Text:
         """Line ``n`` of the graded code, as the student finds it in their file."""
@@ -267,6 +268,10 @@ def _exercise_file(root: str, display_root: str, ex, teacher: dict | None) -> Ex
     py = _read(os.path.join(root, ex.filename), os.path.join(display_root, ex.filename), ex.id, teacher)
     notebook_path = os.path.join(root, ex.notebook)
     if not os.path.lexists(notebook_path):
+        if not os.path.lexists(os.path.join(root, ex.filename)):
+            # Neither: say both names (a folder of notebooks is read as well as one of .py files).
+            py.missing = True
+            py.problem = Text(f"找不到 {py.display_name}，也没有 {ex.notebook}", f"file not found: {py.display_name} (nor {ex.notebook})")
         return py
     notebook = _read_notebook(notebook_path, os.path.join(display_root, ex.notebook), ex.id, teacher)
     return _one_of(py, notebook, os.path.lexists(os.path.join(root, ex.filename)))

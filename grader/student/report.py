@@ -97,8 +97,9 @@ def _tokens(text: str):
 
 
 def not_started(rs) -> bool:
-    """Every check of the exercise met the untouched stub's NotImplementedError."""
-    return bool(rs) and all(r.not_implemented for r in rs)
+    """Every check of the exercise met the untouched stub's NotImplementedError,
+    or its file is not there at all."""
+    return bool(rs) and (all(r.not_implemented for r in rs) or all(r.missing for r in rs))
 
 
 # A line of a fault's traceback: "  <file>, line N: <code>" (a notebook: "<file>, cell C, line N").
@@ -244,7 +245,11 @@ def closing(grade) -> list[str]:
         done = len(rows) - len(todo)
         zh_state = f"完成 {done} / {len(rows)} 道" + (f"，{len(idle)} 道没开始" if idle else "")
         en_state = f"{done} of {len(rows)} done" + (f", {len(idle)} not started" if idle else "")
-    if first in idle:
+    missing = {ex for ex, rs in rows if rs and all(r.missing for r in rs)}
+    if first in missing:
+        zh_next = [f"把 {first} 的文件（.py 或 .ipynb）放进这个文件夹", f"放回 {first} 的文件"]
+        en_next = [f"put {first}'s file (.py or .ipynb) in this folder", f"put {first}'s file here"]
+    elif first in idle:
         zh_next = [f"在 {first} 的 TODO 处写代码", f"写 {first}"]
         en_next = [f"write {first} where it says TODO", f"{first}, at its TODO", f"write {first}"]
     else:

@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, points_by_exercise, run_cli
@@ -131,6 +132,47 @@ def test_missing_files_cost_only_their_exercise(tmp_path):
     points = points_by_exercise(results)
     assert points["ex2_scores"] == 0 and results["score"] == TOTAL - BY_ID["ex2_scores"].points
     assert "file not found" in proc.stdout
+
+
+@pytest.mark.parametrize("first", ["there", "missing"])
+def test_a_folder_of_some_files_counts_the_missing_ones_as_not_started(tmp_path, first):
+    """A folder of two exercises, one a notebook: each missing exercise says
+    both names it could have had, and the total counts it as not started
+    (it said "1 of 8 done, 1 not started", the 6 missing left out)."""
+    folder = tmp_path / "two"
+    folder.mkdir()
+    ex0, ex1 = BY_ID["ex0_weighted_sum"], BY_ID["ex1_averaging"]
+    if first == "there":
+        (folder / ex0.notebook).write_bytes((Path(ROOT) / "notebooks" / ex0.notebook).read_bytes())  # the untouched notebook
+    (folder / ex1.filename).write_bytes((Path(SOLUTIONS) / ex1.filename).read_bytes())
+    results, proc = grade_cli(folder)
+    assert points_by_exercise(results)["ex1_averaging"] == ex1.points
+    said = " ".join(proc.stdout.split())
+    assert f"file not found: {folder / 'ex2_scores.py'} (nor ex2_scores.ipynb)" in said, said
+    if first == "there":
+        assert said.endswith("Total 10 / 100: 1 of 8 done, 7 not started. Next: write ex0_weighted_sum where it says TODO."), said
+    else:
+        assert said.endswith("Total 10 / 100: 1 of 8 done, 7 not started. Next: put ex0_weighted_sum's file (.py or .ipynb) in this folder."), said
+
+
+def test_start_writes_the_exercises_and_notebooks_and_never_over_a_file(tmp_path):
+    """``start DIR``: the stubs and notebooks a student works on, laid out as
+    the student edition lays them out; a second start changes nothing."""
+    work = tmp_path / "work"
+    proc = run_cli("start", str(work))
+    assert proc.returncode == 0, proc.stderr
+    for folder, name in (("exercises", "filename"), ("notebooks", "notebook")):
+        assert sorted(os.listdir(work / folder)) == sorted(getattr(BY_ID[ex], name) for ex in IDS)
+        for ex in IDS:
+            assert (work / folder / getattr(BY_ID[ex], name)).read_bytes() == (Path(ROOT) / folder / getattr(BY_ID[ex], name)).read_bytes()
+    assert "grade" in proc.stdout and 'check("ex0_weighted_sum")' in proc.stdout
+    mine = work / "exercises" / "ex0_weighted_sum.py"
+    mine.write_text("# my work\n", encoding="utf-8")
+    again = run_cli("start", str(work))
+    assert again.returncode == 1 and "none was changed" in again.stderr and "一个也没改" in again.stderr
+    assert mine.read_text(encoding="utf-8") == "# my work\n"
+    results, _ = grade_cli(work / "exercises")
+    assert results["score"] == 0  # the stubs (and one file of mine)
 
 
 def test_json_goes_where_asked_and_is_complete(tmp_path):

@@ -188,6 +188,14 @@ def test_the_student_editions_readme_gets_the_cpu_build_first(student_edition):
     assert first_tox == "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade", said
 
 
+def test_the_student_editions_grade_commands_are_run_here(student_edition):
+    """Its README's grade commands (--watch, --json and --help among them) are the start page's, which run above."""
+    said = markdown_commands((student_edition / "README.md").read_text(encoding="utf-8"))
+    grade = [c for c in said if c.startswith("tox -e grade") and c not in NOT_RUN]
+    assert {"tox -e grade -- --watch", "tox -e grade -- exercises --json results.json", "tox -e grade -- --help"} <= set(grade)
+    assert [c for c in grade if c not in COMMANDS] == []
+
+
 def test_page_commands_reads_fences_and_indented_blocks(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(":::{zh}\n说明：\n\n    python -m pip install tox\n:::\n\n```bash\ntox -e grade   # all\ntox -e grade   # again\n```\n\n```text\nnot a command\n```\n", encoding="utf-8")
@@ -200,11 +208,13 @@ def test_command_works(results, edition, command):
     proc = results[edition, command]
     said = proc.stdout + proc.stderr
     argv = shlex.split(command)
-    graded = argv[:3] == ["tox", "-e", "grade"] and "--watch" not in argv
+    graded = argv[:3] == ["tox", "-e", "grade"] and not {"--watch", "--help"} & set(argv)
     # Graded, the stubs fail every check: 1, so that tox says "evaluation failed". Anything else: 0.
     assert proc.returncode == (1 if graded else 0), said
     assert (proc.stderr if "-i" in argv else proc.stdout).strip(), said  # python -i prompts on stderr
-    if argv[:3] == ["tox", "-e", "grade"]:
+    if "--help" in argv:
+        assert "--watch" in proc.stdout and "--json" in proc.stdout, said
+    elif argv[:3] == ["tox", "-e", "grade"]:
         # The folders hold the stubs: graded, they are "not implemented yet", which is not an error.
         assert "尚未完成" in proc.stdout and "not implemented yet" in proc.stdout, said
         if "--only" in argv:

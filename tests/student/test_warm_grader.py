@@ -206,7 +206,9 @@ def test_a_bad_request_is_answered_and_the_server_goes_on(tmp_path):
 
 def test_watch_grades_an_exercise_again_on_each_save(tmp_path):
     """``grade --watch``: the report at the start, then one for each save of
-    an exercise's file (that exercise only), until Ctrl-C (exit 0)."""
+    an exercise's file (that exercise only, then the folder's total and next
+    step), until Ctrl-C (exit 0, quietly, even when tox sends a second one
+    while the grader closes, and nothing left running)."""
     folder = make_submission(tmp_path / "watched", {"ex0_weighted_sum": _source("tmp_file__next.py")})
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader", "grade", folder, "--watch", "--sandbox", "off"],
@@ -229,9 +231,21 @@ def test_watch_grades_an_exercise_again_on_each_save(tmp_path):
             f.write(_source("tmp_file__first.py"))
         saved = next_report()
         assert "10 / 10" in saved and "ex1_averaging" not in saved  # that exercise alone, graded anew
+        # ...and then the whole folder's total and next step, as grade ends.
+        assert saved.rstrip().endswith("Total 100 / 100: every check passed."), saved
+        with open(os.path.join(folder, "ex0_weighted_sum.py"), "w", encoding="utf-8") as f:
+            f.write(_source("tmp_file__next.py"))
+        saved = next_report()
+        assert "all exercises" in saved and "Total 90 / 100: 7 of 8 done, 1 not started. Next: write ex0_weighted_sum" in saved, saved
+        below = descendants(proc.pid)
+        assert below  # the zygote, at least
+        # Ctrl-C in tox: the terminal's SIGINT, then tox's own right after it.
+        proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0
         assert "stopped watching" in proc.stdout.read()
+        assert "Traceback" not in proc.stderr.read()
+        assert [p for p in below if _alive(p)] == []
     finally:
         if proc.poll() is None:
             proc.kill()

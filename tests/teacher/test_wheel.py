@@ -144,7 +144,7 @@ def test_the_wheel_holds_the_student_editions_grader_and_checks_and_nothing_else
         entry_points = z.read(listed).decode()
     shipped = {p.relative_to(release).as_posix() for p in release.rglob("*") if p.is_file()}
     grader_files = {f for f in shipped if f.startswith("grader/")}
-    course = {f"grader/course_files/{f}" for f in shipped if f.startswith(("checks/", "exercises/"))}
+    course = {f"grader/course_files/{f}" for f in shipped if f.startswith(("checks/", "exercises/", "notebooks/"))}
     package = {n for n in names if ".dist-info/" not in n}
     assert package == grader_files | course
     assert {f"grader/course_files/checks/public/test_{ex}.py" for ex in IDS} <= package
@@ -196,18 +196,31 @@ def test_the_grader_is_the_wheels_and_has_the_students_verbs_only(image, tmp_pat
     assert where[0].startswith(str(image)) and where[1] == os.path.join(where[0], "grader", "course_files", "checks")
     said = ImageShell(tmp_path, image).run([NAME, "--help"]).stdout
     assert said.startswith(f"usage: {NAME} ")
-    assert re.findall(r"^    (\w+) ", said, re.M) == ["grade"]  # the commands: no batch, no release
+    assert re.findall(r"^    (\w+) ", said, re.M) == ["grade", "start"]  # the commands: no batch, no release
 
 
 @pytest.mark.parametrize("which", ["solutions", "stubs"])
 def test_the_readmes_console_script_grades_a_folder(image, teacher, tmp_path, which):
-    """``attention-grader grade exercises`` as written: every public point for
-    the solutions, none for the untouched stubs; the hidden points said to be the teacher's."""
-    stubs = teacher / "out" / "attention" / "exercises"
-    files = {f"exercises/{ex}.py": _solution(ex) if which == "solutions" else (stubs / f"{ex}.py").read_text(encoding="utf-8") for ex in IDS}
-    shell = ImageShell(home(tmp_path, files), image)
-    (argv,) = section_commands(2)
-    said = shell.run(argv).stdout
+    """``attention-grader start`` then ``grade exercises`` as written: the
+    stubs and notebooks written out, the release's own; every public point
+    for the solutions written over them, none for the untouched stubs; the
+    hidden points said to be the teacher's. A second ``start`` changes nothing."""
+    shell = ImageShell(home(tmp_path, {}), image)
+    *start, grade = section_commands(2)
+    for argv in start:
+        shell.run(argv)
+    release = teacher / "out" / "attention"
+    for folder, name in (("exercises", "filename"), ("notebooks", "notebook")):
+        written = sorted(p.name for p in (shell.cwd / folder).iterdir())
+        assert written == sorted(getattr(BY_ID[ex], name) for ex in IDS)
+        assert all((shell.cwd / folder / n).read_bytes() == (release / folder / n).read_bytes() for n in written)
+    if which == "solutions":
+        for ex in IDS:
+            (shell.cwd / "exercises" / f"{ex}.py").write_text(_solution(ex), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    again = subprocess.run([str(image / "bin" / NAME), "start", shell.cwd.name], cwd=shell.cwd.parent, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1 and f"{2 * len(IDS)} files are there already, and none was changed" in again.stderr, again.stderr
+    said = shell.run(grade).stdout
     assert f"points of hidden checks, {HIDDEN:g} in all: graded by your teacher" in said, said
     if which == "solutions":
         assert f"Total {PUBLIC:g} / {PUBLIC:g}: all public checks pass" in said, said
@@ -258,6 +271,9 @@ def test_check_in_a_kernel_grades_the_notebook_of_its_folder(image, teacher, tmp
     untouched = home(tmp_path / "b", {BY_ID[ex].notebook: _notebook(teacher, ex, None)})
     said = _run_block(image, untouched, code)
     assert f"Total 0 / {points:g}" in said, said
+    # A kernel whose folder has no such notebook: what to do, not a traceback.
+    said = _run_block(image, home(tmp_path / "c", {}), code)
+    assert f"There is no {ex}.ipynb in this folder" in said and "attention-grader start" in said, said
 
 
 def test_the_installed_grader_grades_in_the_sandbox(image, tmp_path):

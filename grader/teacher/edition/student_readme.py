@@ -82,8 +82,11 @@ GETTING_STARTED = """\
 2. 评分 / Grade your work:
 
    ```bash
-   tox -e grade                          # 全部练习 / all exercises
-   tox -e grade -- --only ex4_masking    # 一道练习 / one exercise
+   tox -e grade                                     # 全部练习 / all exercises
+   tox -e grade -- --only ex4_masking               # 一道练习 / one exercise
+   tox -e grade -- --watch                          # 一直开着：每次保存都重新评分，Ctrl-C 结束 / stay open: grade again on each save; Ctrl-C ends
+   tox -e grade -- exercises --json results.json    # 另外写出 results.json / also write results.json
+   tox -e grade -- --help                           # 全部选项 / every option
    ```
 
 报告最后两行是总分和下一步。还有检查没通过时，tox 最后说 `evaluation failed :(`；每项检查都通过了，才说 `congratulations :)`。

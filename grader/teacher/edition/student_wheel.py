@@ -9,12 +9,13 @@ release's leak guard has already searched every file of it. The course's
 own folder has no ``pyproject.toml``, so nothing there (tox included) ever
 builds it as a package.
 
-In the wheel, ``checks/`` (``public/``, ``pytest.ini``, ``hidden_points.json``)
-and ``exercises/`` become package data in ``grader/course_files/``, where
+In the wheel, ``checks/`` (``public/``, ``pytest.ini``, ``hidden_points.json``),
+``exercises/`` and ``notebooks/`` become package data in ``grader/course_files/``, where
 ``grader/files.py`` looks when installed: site-packages is no course folder.
-The stubs are there because the grader tells an untouched file by them.
-Neither ``experiments/``, ``notebooks/`` nor ``write/`` goes in: they are the
-student's files, which the hub hands out.
+The stubs are there because the grader tells an untouched file by them, and
+with the notebooks because ``attention-grader start DIR`` writes a student's
+copy of both (``grader/student/start.py``). Neither ``experiments/`` nor
+``write/`` goes in. The edition's README is the wheel's long description.
 
 Built with hatchling: its ``force-include`` puts those folders into the
 package as they lie, without moving anything in the student edition, and it
@@ -35,7 +36,7 @@ from grader.teacher.edition import packaging
 NAME = "attention-grader"  # the distribution, and the console script
 # Where the wheel keeps the student edition's course folders (grader/files.py's INSTALLED_COURSE).
 DATA = "grader/course_files"
-FOLDERS = ("checks", "exercises")
+FOLDERS = ("checks", "exercises", "notebooks")
 
 
 def wheel_file(version: str = __version__) -> str:
@@ -63,6 +64,7 @@ build-backend = "hatchling.build"
 name = "{NAME}"
 dynamic = ["version"]
 description = "The grader of the self-attention exercises, with their public checks"
+readme = "README.md"
 requires-python = ">=3.11"
 dependencies = {_toml_list(packaging.tox_base_deps(project))}
 
