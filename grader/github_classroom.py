@@ -19,7 +19,13 @@ one test per check with the check's points as its ``score`` and
 (src/notify-classroom.js) sums the tests' ``score`` over the runner's
 ``max_score``: the points are the report's total, out of the public checks'
 points. Whatever goes wrong, a result is printed (0 points, status
-"error") and the exit status is 0, so the reporter always has one to read.
+"error", and one test of status "error" that says so: with no test at all
+the reporter's src/helpers/test-helpers.js divides by zero and prints
+"NaN") and the exit status is 0, so the reporter always has one to read.
+
+A failed check's message is its feedback, cut to MESSAGE_CHARS at a line's
+end when it is longer, its first Chinese and English lines kept, and a last
+line that says it was cut and where the whole report is.
 """
 
 import base64
@@ -47,10 +53,23 @@ def classroom_result(results: dict | None, failed: bool = False) -> dict:
                 "status": "pass" if passed else "fail",
                 "score": t["score"],
                 "max_score": t["max_score"],
-                "message": "" if passed else t["output"][:MESSAGE_CHARS],
+                "message": "" if passed else message(t["output"]),
                 "test_code": "",  # the reporter prints it when it is not empty; the report above says it all
                 "filename": "",
                 "line_no": 0,  # the reporter prints " - line N" unless it is 0
+            }
+        )
+    if not tests:
+        tests.append(
+            {
+                "name": "评分 / grading",
+                "status": "error",
+                "score": 0,
+                "max_score": 0,
+                "message": "评分程序没能评分：原因在这次运行的 Actions 日志里 / the grader could not grade: the Actions log of this run says why",
+                "test_code": "",
+                "filename": "",
+                "line_no": 0,
             }
         )
     if results is None or failed:
@@ -60,6 +79,36 @@ def classroom_result(results: dict | None, failed: bool = False) -> dict:
     # The public points of the course, even where a check did not run: the
     # classroom then shows the same total as the student's `grade`.
     return {"version": 1, "status": status, "max_score": PUBLIC_POINTS, "tests": tests}
+
+
+CUT = "…（截断：完整报告在这次运行的 Actions 日志里）/ … (cut: the whole report is in this run's Actions log)"
+
+
+def message(feedback: str, limit: int = MESSAGE_CHARS) -> str:
+    """``feedback`` in at most ``limit`` characters: whole lines, ended by
+    ``CUT`` when some are left out; the first two lines (the Chinese and
+    the English of what failed) kept, each shortened at a word if they are
+    too long together."""
+    if len(feedback) <= limit:
+        return feedback
+    room = limit - len(CUT) - 1
+    lines = feedback.splitlines()
+    kept: list[str] = []
+    for line in lines:
+        if sum(len(k) + 1 for k in kept) + len(line) > room:
+            break
+        kept.append(line)
+    if len(kept) < min(2, len(lines)):  # the first lines are too long together: half the room each
+        kept = [_shortened(line, room // 2 - 1) for line in lines[:2]]
+    return "\n".join([*kept, CUT])
+
+
+def _shortened(line: str, most: int) -> str:
+    if len(line) <= most:
+        return line
+    cut = line[: most - 1]
+    at = cut.rfind(" ")
+    return (cut[:at] if at > most // 2 else cut) + "…"
 
 
 def encoded(result: dict) -> str:

@@ -8,6 +8,7 @@ import csv
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import stat
@@ -25,6 +26,7 @@ from grader.exercises import BY_ID, IDS, TOTAL
 from grader.teacher.batch.grades_csv import GradeRow
 from grader.teacher.batch.output import BatchOutput
 from grader.teacher.intake import submissions
+from grader.teacher.report.similar import THRESHOLD
 
 EXAMPLES = os.path.join(ROOT, "examples", "submissions")
 HAVE_NBGRADER = importlib.util.find_spec("nbgrader") is not None
@@ -366,6 +368,22 @@ def test_usage_errors(tmp_path):
     assert proc.returncode == 2 and "--threshold" in proc.stderr
 
 
+@pytest.mark.parametrize("holds", ["nothing", "the solutions' files"])
+def test_a_folder_with_no_submissions_fails_and_says_what_it_should_hold(tmp_path, holds):
+    """``batch solutions --out out/`` (one student's files, not a class) or an
+    empty folder: exit 1, said in both languages, and no grades.csv that
+    looks like a graded class."""
+    subs = tmp_path / "subs"
+    if holds == "nothing":
+        subs.mkdir()
+    else:
+        shutil.copytree(SOLUTIONS, subs)
+    proc = batch(subs, "--out", tmp_path / "out", tmp=tmp_path / "tmp")
+    assert proc.returncode == 1, proc.stderr
+    assert "no submissions found" in proc.stderr and "one folder or one zip per student" in proc.stderr and "每个学生一个文件夹" in proc.stderr
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
 def test_examples_class_files(examples):
     """The batch ends with the similarity check and the class report, and
     says where they are."""
@@ -377,6 +395,8 @@ def test_examples_class_files(examples):
     with open(os.path.join(out, "similar.json"), encoding="utf-8") as f:
         pairs = json.load(f)["pairs"]
     assert [sorted([p["a"], p["b"]]) for p in pairs] == [["grace", "hugo"]]  # hugo copied grace, disguised
+    # ...and it says so, as ``similar`` does: how many pairs, and where to look.
+    assert f"相似 / similar: 1 对 / pairs ≥ {THRESHOLD:g} (8 名学生 / students) → {os.path.join(out, 'similar.html')}" in examples["proc"].stdout
     with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
         page = f.read()
     assert "相似的提交 / Similar submissions" in page

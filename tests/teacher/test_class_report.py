@@ -197,8 +197,15 @@ def test_checks_ranked_by_pass_rate(small_class):
         ("75% (3/4)", "1", "ex3_scaling"),
     ]
     assert rows[0][3:] == ("公开的检查 / a public check", "2", "公开 / public")
-    assert all(r[0] == "100% (3/3)" for r in rows if r[2] in IDS[4:] and r[2] != "ex5_head")
-    assert len(rows) == 2 * len(IDS)
+    # The checks every starter passed are put away below, in a <details> the teacher opens.
+    assert not [r for r in rows if r[0].startswith("100%")]
+    page = _html(small_class)
+    folded = page.split('id="checks-passed-table"')[1].split("</table>")[0]
+    passed = re.findall(r"<tr>" + r"<td[^>]*>([^<]*)</td>" * 6, folded)
+    assert passed and all(r[0].startswith("100%") for r in passed)
+    assert ("100% (3/3)", "2", "ex7_gpt") in [r[:3] for r in passed]
+    assert f"<details><summary>另有 {len(passed)} 项检查" in page
+    assert len(rows) + len(passed) == 2 * len(IDS)  # every check, in one table or the other
     assert "| 50% (2/4) | 1 | ex1_averaging |" in _md(small_class)
 
 
@@ -224,7 +231,8 @@ def test_an_exercise_without_a_file_is_not_started_not_failed(tmp_path):
     # A check none of its students started: no rate, listed last.
     alone = make_out(tmp_path / "alone", {"hal": missing})
     class_report.write(alone)
-    rates = re.findall(r"^\| (— \(0/0\)|\d+% \(\d+/\d+\)) \| (\d+) \|", _md(alone), re.M)
+    shown = _md(alone).split("<details>")[0]  # the checks every starter passed are folded away after these
+    rates = re.findall(r"^\| (— \(0/0\)|\d+% \(\d+/\d+\)) \| (\d+) \|", shown, re.M)
     assert rates[-6:] == [("— (0/0)", "1")] * 6 and all(r != "— (0/0)" for r, _ in rates[:-6])
 
 
@@ -369,8 +377,8 @@ def test_hostile_ids_and_feedback_are_escaped_in_html(hostile_class):
 
 def test_hostile_ids_and_feedback_are_escaped_in_markdown(hostile_class):
     text = _md(hostile_class)
-    # No < starts a tag (but the report's own line breaks), no [ starts a link.
-    assert re.findall(r"(?<!\\)<(?!br>)", text) == []
+    # No < starts a tag (but the report's own line breaks and folds), no [ starts a link.
+    assert re.findall(r"(?<!\\)<(?!br>|/?details>|/?summary>)", text) == []
     assert not re.search(r"(?<!\\)\[b\\?\]\(javascript", text) and "\\[b\\](javascript" in text
     # Every row of every table has as many cells as its header: no | of a student's ends a cell.
     for block in re.findall(r"(?m)(?:^\|.*\n)+", text):

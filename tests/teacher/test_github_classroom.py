@@ -293,7 +293,18 @@ def test_a_result_whatever_goes_wrong(readme_class, tmp_path, how):
     _bash(step["run"], repo, {**readme_class["env"], "GITHUB_OUTPUT": str(output)})
     (line,) = output.read_text().splitlines()
     result = json.loads(base64.b64decode(line.removeprefix("result=")))
-    assert result == {"version": 1, "status": "error", "max_score": PUBLIC, "tests": []}
+    assert {k: result[k] for k in ("version", "status", "max_score")} == {"version": 1, "status": "error", "max_score": PUBLIC}
+    _one_error_test(result)
+
+
+def _one_error_test(result: dict) -> None:
+    """One test of status "error" that says where to look: with none, the
+    reporter's getTestScore (src/helpers/test-helpers.js) divides 0 by 0 and
+    prints "Total points for grade: NaN/50"."""
+    (test,) = result["tests"]
+    assert test["status"] == "error" and test["score"] == 0 and "Actions log" in test["message"]
+    passed = sum(t["status"] == "pass" for t in result["tests"])
+    assert passed / len(result["tests"]) * result["max_score"] == 0  # the reporter's sum, finite
 
 
 def test_result_of_a_grader_error_is_an_error():
@@ -302,9 +313,37 @@ def test_result_of_a_grader_error_is_an_error():
     results = {"tests": [{"name": "ex0: a", "status": "passed", "score": 1, "max_score": 1, "output": ""}]}
     assert classroom_result(results)["status"] == "pass"
     assert classroom_result(results, failed=True)["status"] == "error"
-    assert classroom_result(None) == {"version": 1, "status": "error", "max_score": PUBLIC, "tests": []}
+    _one_error_test(classroom_result(None))
     long = {"tests": [{"name": "ex0: a", "status": "failed", "score": 0, "max_score": 2, "output": "x" * 10_000}]}
     assert len(classroom_result(long)["tests"][0]["message"]) <= 500  # one environment variable carries it all
+
+
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        # Many lines: cut at a line's end.
+        "\n".join(f"第 {i} 行：要填 -inf。 / line {i}: fill it with -inf." for i in range(40)),
+        # Two long lines, Chinese then English: both kept, each shortened at a word.
+        "被遮住的位置要填 -inf，" * 40 + "\n" + "the masked places must be filled with -inf, " * 20,
+        # One line with no space in it.
+        "x" * 10_000,
+    ],
+    ids=["many lines", "two long lines", "no space"],
+)
+def test_a_long_message_is_cut_at_a_line_and_says_so(feedback):
+    from grader.github_classroom import CUT, MESSAGE_CHARS, message
+
+    said = message(feedback)
+    assert len(said) <= MESSAGE_CHARS and said.endswith(CUT) and said.count(CUT) == 1
+    kept = said.removesuffix(CUT).rstrip("\n").splitlines()
+    lines = feedback.splitlines()
+    if len(lines) > 2:
+        assert kept == lines[: len(kept)] and len(kept) >= 2  # whole lines, from the first
+    else:
+        assert len(kept) == len(lines)  # the first line of each language
+        for got, line in zip(kept, lines):
+            assert line.startswith(got.removesuffix("…")) and (got == line or got.endswith("…"))
+    assert message("short / 短") == "short / 短"
 
 
 # --- batch on the cloned repositories -------------------------------------------------

@@ -174,6 +174,9 @@ def test_canvas_late_work(canvas):
     # 104: the times file gives the hours (1 day 10 hours late: two started days), and wins over LATE.
     assert (g["104"]["late_days"], g["104"]["penalty"], g["104"]["total"]) == ("2", f"{FULL * 0.2:g}", f"{FULL * 0.8:g}")
     assert g["104"]["time_source"] == "times: times.csv" and g["104"]["submitted_at"] == "2026-12-12T10:00:00+08:00"
+    # The progress line says the total grades.csv holds, after the penalty, and the penalty beside it.
+    said = canvas["folder"].stdout + canvas["folder"].stderr
+    assert f"104: {FULL * 0.8:g}/{FULL} (迟交 / late −{FULL * 0.2:g})" in said, said
     # 101 and 103: on time by Canvas's verdict, which is all there is; the source says whose it is, not "LATE".
     assert (g["101"]["late_days"], g["101"]["penalty"]) == ("0", "0")
     assert g["101"]["time_source"] == g["103"]["time_source"] == "Canvas: not LATE by Canvas's due date (no time)"
@@ -408,6 +411,9 @@ def test_moodle_export_fills_grade_and_comments_cell_by_cell(moodle, tmp_path):
             assert row[grade] == f"{round(float(g[pid]['total']) * 100 / FULL, 2):g}", pid
             assert row[comments].startswith("总分 / total") and not row[comments].startswith(FORMULA_START)
             assert f"{EX0.id} {float(g[pid][EX0.id]):g}/{EX0.points}" in row[comments]
+            # Moodle saves the comment as HTML (FORMAT_HTML): a line each, joined by <br>, nothing else of HTML.
+            assert "\n" not in row[comments] and "<br>" in row[comments], row[comments]
+            assert "<" not in row[comments].replace("<br>", "") and ">" not in row[comments].replace("<br>", ""), row[comments]
         else:
             assert row[grade] == want[grade] and row[comments] == want[comments]
         assert [c for i, c in enumerate(row) if i not in (grade, comments)] == [c for i, c in enumerate(want) if i not in (grade, comments)]

@@ -29,7 +29,10 @@ def late(p, sid: str, when: str):
 def test_at_the_deadline_is_on_time_and_one_second_after_is_a_day(tmp_path):
     p = policy(tmp_path, "due = 2026-12-10T23:59:00+08:00\nlate_penalty_per_day = 10\n")
     assert late(p, "a", "2026-12-10T23:59:00+08:00").late_days == 0
-    assert late(p, "a", "2026-12-10T15:59:00+00:00").late_days == 0  # the same instant elsewhere
+    elsewhere = late(p, "a", "2026-12-10T15:59:00+00:00")  # the same instant in another zone
+    assert elsewhere.late_days == 0
+    # Said in the deadline's zone, so that the feedback's two times read side by side.
+    assert (elsewhere.due, elsewhere.submitted_at) == ("2026-12-10T23:59:00+08:00", "2026-12-10T23:59:00+08:00")
     one = late(p, "a", "2026-12-10T23:59:01+08:00")
     assert (one.late_days, one.percent) == (1, 10)
     assert late(p, "a", "2026-12-11T23:59:00+08:00").late_days == 1  # exactly 24 hours: one started day

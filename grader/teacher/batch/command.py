@@ -34,6 +34,7 @@ others (``--force`` regrades everyone), and updates the gradebook in place.
 """
 
 import fcntl
+import json
 import math
 import os
 import shutil
@@ -221,6 +222,8 @@ class _Batch:
         """The batch, step by step; the exit code."""
         start = time.monotonic()
         entries = self._read_class()
+        if not entries:
+            return 1  # said by _read_class; nothing written: an empty grades.csv would look like a graded class
         if self.lateness is not None and not self._judge_lateness(entries):
             return 2
         self.store = BatchOutput(self.out, self.options.assignment, late=self.lateness is not None, named=any(e.name for e in entries))
@@ -243,7 +246,11 @@ class _Batch:
         for w in found.warnings:
             _err(w)
         if not found.entries:
-            _err(f"没有找到提交 / no submissions found in {self.options.dir}")
+            _err(
+                f"没有找到提交：{self.options.dir} 里应该每个学生一个文件夹或一个 zip（或者是 Canvas、Moodle 下载的 zip）\n"
+                f"no submissions found in {self.options.dir}: it should hold one folder or one zip per student "
+                f"(or be a Canvas or Moodle download)"
+            )
         return found.entries
 
     def _judge_lateness(self, entries) -> bool:
@@ -355,7 +362,8 @@ class _Batch:
         return 130
 
     def _say_done(self, entries: list, plan: _Plan, start: float) -> None:
-        written = [os.path.join(self.options.out, name) for name in [GRADES, *self._class_files()]]
+        class_files = self._class_files()
+        written = [os.path.join(self.options.out, name) for name in [GRADES, *class_files]]
         if not self.gradebook.error:
             written.insert(1, self.gradebook_name)
         print(
@@ -366,6 +374,20 @@ class _Batch:
             + ", ".join(written),
             flush=True,
         )
+        self._say_similar(class_files)
+
+    def _say_similar(self, class_files: list[str]) -> None:
+        """Whether any pair was flagged as alike, as ``similar`` says it."""
+        from grader.teacher.report import similar
+
+        if similar.HTML_NAME not in class_files:
+            return  # not checked (--no-report), or it failed and said so
+        try:
+            with open(os.path.join(self.out, similar.JSON_NAME), encoding="utf-8") as f:
+                data = json.load(f)
+            print(similar.summary(data, os.path.join(self.options.out, similar.HTML_NAME)), flush=True)
+        except (OSError, ValueError, KeyError):
+            pass  # the page is there; the line is a courtesy
 
     def _class_files(self) -> list[str]:
         """The similarity check and the class report, from what is in OUT
@@ -416,7 +438,9 @@ class _Batch:
             from grader.engine.grading import unconfined_note
 
             self.progress.line(unconfined_note(unconfined))
-        score = f"{_num(sum(got.values()))}/{_num(sum(most.values()))} ({payload['seconds']:.1f} s)"
+        # The total grades.csv holds: after a late penalty, which is said beside it.
+        late = f" (迟交 / late −{_num(row.raw - row.total)})" if row.late is not None and row.total != row.raw else ""
+        score = f"{_num(row.total)}/{_num(sum(most.values()))}{late} ({payload['seconds']:.1f} s)"
         self.progress.student(entry.student_id, score + ("" if ok else " · " + notes_text(notes)), not ok, payload["seconds"])
 
     def _failed(self, entry, why: str, seconds: float = 0.0) -> None:

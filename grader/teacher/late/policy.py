@@ -248,7 +248,7 @@ def load(path: str) -> Policy:
 class Late:
     """What the policy makes of one student's submission time."""
 
-    submitted_at: str  # ISO 8601, or "" when unknown
+    submitted_at: str  # ISO 8601 in the deadline's zone, or "" when unknown
     source: str  # where the time came from (``times`` module's words), or "" when there is none
     due: str  # the student's deadline, ISO 8601
     late_days: int  # started days after the deadline (1 when only "late" is known)
@@ -275,7 +275,7 @@ def lateness(policy: Policy, student_id: str, submitted: datetime.datetime | Non
         utc = datetime.timezone.utc
         seconds = (submitted.astimezone(utc) - due.astimezone(utc)).total_seconds()
         days = math.ceil(seconds / DAY) if seconds > 0 else 0
-        when = submitted.isoformat()
+        when = submitted.astimezone(due.tzinfo).isoformat()  # in the deadline's zone: the two read side by side
     else:
         days = 1 if marked_late else 0
         hours_known = not marked_late

@@ -12,9 +12,12 @@ into the file the platform imports.
   its ids empty (``_points_possible``); a student may take that name, and
   their row is neither filled nor written (``_misread_as_points_possible``).
 - ``moodle``: the offline grading worksheet (``moodle_worksheet``) with its
-  "Grade" filled and its "Feedback comments" a short plain-text summary:
-  points per exercise, mistakes found and the late penalty. Matched by
-  participant id, then email, then name.
+  "Grade" filled and its "Feedback comments" a short summary: points per
+  exercise, mistakes found and the late penalty. Moodle saves an imported
+  comment as HTML (mod/assign/feedback/comments/locallib.php,
+  ``set_editor_text``: ``FORMAT_HTML``), and replaces the one there: the
+  text is escaped, its lines joined by ``<br>``. Matched by participant id,
+  then email, then name.
 
 The grade is grades.csv's ``total`` (after any late penalty), scaled to
 the platform's points possible when the assignment there is out of another
@@ -32,6 +35,7 @@ Canvas would read as Points Possible, is listed; the file is then not
 written, and the exit code is 1, unless ``--allow-unmatched``.
 """
 
+import html
 import re
 import sys
 import unicodedata
@@ -153,7 +157,8 @@ def match(students: list, rows: dict[int, dict], keys: list[str]) -> Matching:
 
 def comment(s, data) -> str:
     """The Moodle comment: points per exercise, the mistakes the checks
-    recognised, the late penalty; plain text, both languages."""
+    recognised, the late penalty; both languages, as escaped HTML (Moodle
+    imports it as HTML: the lines would run into one paragraph)."""
     lines = []
     late = s.late or {}
     raw = late.get("raw")
@@ -166,7 +171,7 @@ def comment(s, data) -> str:
         lines.append(f"迟交 {s.late_days} 天，扣 {late.get('penalty')} 分 / {s.late_days} day(s) late: {late.get('penalty')} points off ({late.get('time_source')})")
     if not s.graded:
         lines.append(f"未评分 / not graded: {s.why_not_graded or s.note}")
-    return text_cell("\n".join(lines))
+    return text_cell("<br>".join(html.escape(line, quote=False) for line in lines))
 
 
 def _report(m: Matching, written: int, to: str, allow: bool, data=None, misread: dict | None = None, left_alone: dict | None = None) -> int:

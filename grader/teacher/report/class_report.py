@@ -92,6 +92,14 @@ class Raw:
 
 
 @dataclass
+class Folded:
+    """Blocks the reader opens if they want them (HTML's ``<details>``, which Markdown viewers show too)."""
+
+    summary: str
+    blocks: list
+
+
+@dataclass
 class Section:
     id: str
     title: str  # for the contents; also the heading unless the blocks bring their own
@@ -257,7 +265,11 @@ def _checks(data) -> Section:
     order = {ex: i for i, ex in enumerate(data.exercises)}
     # Among the students who started the exercise; a check none of them met goes last.
     ranked = sorted(enumerate(data.checks), key=lambda ic: (not ic[1].tried, ic[1].pass_rate, order[ic[1].exercise], ic[0]))
-    rows = [[f"{_share(c.passed, c.tried)} ({c.passed}/{c.tried})", str(c.not_started), c.exercise, c.title, _num(c.points), "隐藏 / hidden" if c.hidden else "公开 / public"] for _, c in ranked]
+
+    def row(c) -> list:
+        return [f"{_share(c.passed, c.tried)} ({c.passed}/{c.tried})", str(c.not_started), c.exercise, c.title, _num(c.points), "隐藏 / hidden" if c.hidden else "公开 / public"]
+
+    everyone = [c for _, c in ranked if c.tried and c.passed == c.tried]
     section.blocks.append(
         Para(
             "最常失败的排在前面。通过率只算开始做这道练习的学生；没开始的（还是原样，或没交这个文件）单列，不算失败 / "
@@ -266,7 +278,12 @@ def _checks(data) -> Section:
         )
     )
     head = ["通过 / passed", "未开始 / not started", "练习 / exercise", "检查 / check", "分值 / points", "类型 / kind"]
-    section.blocks.append(Table(head, rows, numeric=(0, 1, 4), id="checks-table", nowrap=(2,)))
+    failed = [row(c) for _, c in ranked if c not in everyone]
+    section.blocks.append(Table(head, failed, numeric=(0, 1, 4), id="checks-table", nowrap=(2, 5)) if failed else Para("没有 / none"))
+    if everyone:
+        # Put away: a teacher looks for what failed, and most of the ~75 checks did not.
+        summary = f"另有 {len(everyone)} 项检查，开始做的学生全部通过 / {len(everyone)} more checks that every student who started passed"
+        section.blocks.append(Folded(summary, [Table(head, [row(c) for c in everyone], numeric=(0, 1, 4), id="checks-passed-table", nowrap=(2, 5))]))
     return section
 
 
@@ -378,7 +395,9 @@ th, td { border: 1px solid #d8dce3; padding: .25rem .45rem; text-align: left; ve
          overflow-wrap: anywhere; }
 th { background: #eef1f6; }
 td.n, th.n { text-align: right; white-space: nowrap; }
-td.code { white-space: nowrap; }
+td.code, th.code { white-space: nowrap; }
+details { margin: 0 0 1rem; }
+summary { cursor: pointer; color: #2255aa; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 figure { margin: .6rem 0 1rem; }
 figure img { width: 100%; height: auto; }
@@ -422,6 +441,8 @@ def _html_block(b) -> str:
         return f'<figure><img src="{uri}" alt="{html_text(b.alt)}"><figcaption>{html_text(b.caption)}</figcaption></figure>'
     if isinstance(b, Raw):
         return b.html
+    if isinstance(b, Folded):
+        return f"<details><summary>{html_text(b.summary)}</summary>" + "".join(_html_block(inner) for inner in b.blocks) + "</details>"
     if isinstance(b, Table):
 
         def cls(i):
@@ -481,6 +502,9 @@ def _md_block(b) -> list[str]:
         return note + (_md_block(b.counts) if b.counts else [])
     if isinstance(b, Raw):
         return [b.md.rstrip("\n"), ""]
+    if isinstance(b, Folded):
+        inner = [line for block in b.blocks for line in _md_block(block)]
+        return [f"<details><summary>{html_text(b.summary)}</summary>", "", *inner, "</details>", ""]
     if isinstance(b, Table):
         rule = "|" + "|".join("---:" if i in b.numeric else "---" for i in range(len(b.head))) + "|"
         rows = ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]

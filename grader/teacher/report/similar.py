@@ -307,6 +307,14 @@ def read_codes(entries) -> tuple[dict, list]:
     return codes, left_out
 
 
+def summary(data: dict, page_path: str, seconds: float | None = None) -> str:
+    """The one line that says how many pairs are alike (``similar``'s last, and ``batch``'s)."""
+    shown = len(data["pairs"])
+    more = f", 显示前 / showing the top {shown}" if shown < data["pairs_over_threshold"] else ""
+    took = f", {seconds:.1f} s" if seconds is not None else ""
+    return f"相似 / similar: {data['pairs_over_threshold']} 对 / pairs ≥ {data['threshold']:g}{more} ({data['students']} 名学生 / students{took}) → {page_path}"
+
+
 def write(entries, out_dir: str, threshold: float = THRESHOLD, top: int = TOP) -> dict:
     """Compare the students of ``entries`` (``submissions.discover``'s) and write
     OUT/similar.json and OUT/similar.html. Returns what the JSON holds."""
@@ -379,13 +387,7 @@ def find_similar(options: SimilarOptions) -> int:
         return 130
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    shown = len(data["pairs"])
-    more = f", 显示前 / showing the top {shown}" if shown < data["pairs_over_threshold"] else ""
-    print(
-        f"相似 / similar: {data['pairs_over_threshold']} 对 / pairs ≥ {options.threshold:g}{more} "
-        f"({data['students']} 名学生 / students, {time.monotonic() - start:.1f} s) → {os.path.join(options.out, HTML_NAME)}",
-        flush=True,
-    )
+    print(summary(data, os.path.join(options.out, HTML_NAME), time.monotonic() - start), flush=True)
     return 0
 
 
