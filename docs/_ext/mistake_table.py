@@ -10,9 +10,10 @@ the teacher's checks (``grader_output.py``'s grading script with
 - the points it loses: the exercise's points less what the file scores;
 - the checks it fails, public first, then hidden ones marked so ("all N
   checks" where it fails every one);
-- what the grader names: the diagnoses (``诊断 / found`` in the feedback) of
-  those checks, read as the class report reads them: from each check's
-  ``extra_data`` in the results.json (``grader.teacher.report.class_data.check_data``), or a
+- what the grader names: the mistake the diagnoses (``诊断 / found`` in
+  the feedback) of those checks name, one per file as the class report
+  counts it (``class_data.one_mistake``), read from each check's
+  ``extra_data`` in the results.json (``class_data.check_data``), or a
   dash where the feedback only says what differs.
 
 tests/grading/test_catalogue.py holds every catalogue file to losing points, so every
@@ -42,7 +43,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from grader.exercises import BY_ID, IDS
-from grader.teacher.report.class_data import check_data
+from grader.teacher.report.class_data import check_data, one_mistake
 
 logger = logging.getLogger(__name__)
 
@@ -112,15 +113,11 @@ def points_lost(sample: dict) -> float:
 
 
 def diagnoses(sample: dict) -> list[tuple[str, str]]:
-    """(Chinese, English) of each mistake the feedback names, in the order of
-    the checks (public first), each once."""
-    found = []
-    for t in _failed(sample):
-        data = check_data(t)
-        d = data.diagnosis if data else None
-        if d and d not in found:
-            found.append(d)
-    return found
+    """(Chinese, English) of the mistake the grader names for the file, as
+    the class report names it (``class_data.one_mistake``: the one most of
+    its failing checks name); none where no check names one."""
+    named = [data.diagnosis for t in _failed(sample) if (data := check_data(t)) and data.diagnosis]
+    return [one_mistake(named)] if named else []
 
 
 def _num(x: float) -> str:

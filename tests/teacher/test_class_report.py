@@ -294,6 +294,36 @@ def test_one_mistake_is_one_row_however_its_checks_quote_the_input(tmp_path):
     assert class_data.mistake_key(DIM0.en) != class_data.mistake_key(DIM1.en)
 
 
+FILLED_0 = t("你用 0 填了未来的位置：softmax 之后 0 仍然有权重。", "You filled the future with 0: a 0 still gets weight after softmax.")
+ADDED = t("被遮住的分数要换成 -inf，不是加上去。", "The masked scores must be replaced by -inf, not added to.")
+IN_PLACE = t("传进来的分数被改了。", "The scores passed in were changed.")
+
+
+def test_one_answer_is_one_mistake_however_many_its_checks_name(tmp_path):
+    """One wrong answer whose checks name two mistakes (a mask filled with 0
+    that one check, on other inputs, also takes for an added mask): one row,
+    the mistake most of its checks name, the first named on a tie. A
+    student whose only check names the other is that mistake's row."""
+    out = make_out(
+        tmp_path / "out",
+        {
+            "ole": {"ex4_masking": (wrong(FILLED_0), wrong(ADDED))},  # a tie: the first named
+            "pia": {"ex4_masking": (wrong(FILLED_0), PASS)},
+            "quy": {"ex4_masking": (wrong(IN_PLACE), wrong(ADDED))},
+            "rui": {"ex4_masking": (PASS, wrong(ADDED))},
+        },
+    )
+    found = [(d.exercise, d.en, d.students) for d in class_data.read(out).diagnoses]
+    assert found == [
+        ("ex4_masking", FILLED_0.en, ["ole", "pia"]),
+        ("ex4_masking", IN_PLACE.en, ["quy"]),
+        ("ex4_masking", ADDED.en, ["rui"]),
+    ]
+    named = [(FILLED_0.zh, FILLED_0.en), (ADDED.zh, ADDED.en), (ADDED.zh, ADDED.en)]
+    assert class_data.one_mistake(named) == (ADDED.zh, ADDED.en)  # most checks name it
+    assert class_data.one_mistake(named[:2]) == (FILLED_0.zh, FILLED_0.en)
+
+
 def test_per_exercise_full_marks_and_not_started(small_class):
     class_report.write(small_class)
     rows = dict(re.findall(r"<tr><td>(ex\d_\w+) [^<]*</td>((?:<td[^>]*>[^<]*</td>){3})</tr>", _html(small_class)))

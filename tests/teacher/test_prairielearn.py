@@ -27,7 +27,7 @@ from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, poi
 from readme_sections import Shell, blocks, commands
 from test_attacks import FULL, attack_source, kill_and_reap, leaked_lines, wait_for_none
 
-from grader.exercises import BY_ID, IDS
+from grader.exercises import BY_ID, IDS, TOTAL
 from grader.teacher.platforms import prairielearn
 from grader.teacher.platforms.prairielearn_job import fit
 
@@ -57,7 +57,7 @@ def fragment(built) -> pathlib.Path:
 
 
 def test_layout(fragment):
-    assert sorted(os.listdir(fragment)) == ["image", "questions", "serverFilesCourse"]
+    assert sorted(os.listdir(fragment)) == ["image", "infoAssessment.json", "questions", "serverFilesCourse"]
     assert sorted(os.listdir(fragment / "questions" / "attention")) == sorted(IDS)
     for ex in IDS:
         q = fragment / "questions" / "attention" / ex
@@ -103,7 +103,29 @@ def test_question_page(fragment):
         page = (fragment / "questions" / "attention" / ex / "question.html").read_text(encoding="utf-8")
         assert f'<pl-file-editor file-name="{ex}.py"' in page and f'source-file-name="{ex}.py"' in page
         assert "<pl-external-grader-results>" in page.split("<pl-submission-panel>")[1]
-        assert "ask your teacher" in page  # no --docs-url: no link
+        # The page's command gives --docs-url: each question links its exercise's page.
+        assert f'href="https://yourname.github.io/attention/path/{ex}.html"' in page and "ask your teacher" not in page
+
+
+def test_the_example_assessment_adds_up_as_grade_does(fragment):
+    """infoAssessment.json: PrairieLearn's required fields (apps/prairielearn/src/schemas/infoAssessment.ts:
+    uuid, type, title, set, number; zones of questions, each an id of a
+    question there), every question once, each worth its exercise's points."""
+    data = json.loads((fragment / "infoAssessment.json").read_text(encoding="utf-8"))
+    assert {"uuid", "type", "title", "set", "number"} <= set(data) and data["type"] in ("Homework", "Exam")
+    assert all(isinstance(data[k], str) and data[k] for k in ("uuid", "type", "title", "set", "number"))
+    questions = [q for zone in data["zones"] for q in zone["questions"]]
+    assert [q["id"] for q in questions] == [f"attention/{ex}" for ex in IDS]
+    assert all((fragment / "questions" / q["id"] / "info.json").is_file() for q in questions)
+    assert {q["id"].split("/")[1]: (q["autoPoints"], q["maxAutoPoints"]) for q in questions} == {ex: (BY_ID[ex].points, BY_ID[ex].points) for ex in IDS}
+    assert sum(q["maxAutoPoints"] for q in questions) == TOTAL
+    uuids = {json.loads((fragment / "questions" / "attention" / ex / "info.json").read_text(encoding="utf-8"))["uuid"] for ex in IDS}
+    assert data["uuid"] not in uuids  # PrairieLearn's uuids are unique across the course
+
+
+def test_without_docs_url_a_question_says_to_ask(tmp_path):
+    page = prairielearn.question_html(BY_ID["ex4_masking"])
+    assert "ask your teacher" in page and "href=" not in page.split("<pl-question-panel>")[1].split("</pl-question-panel>")[0]
 
 
 def test_docs_url_links_each_page(tmp_path):

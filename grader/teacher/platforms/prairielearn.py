@@ -16,7 +16,9 @@ PrairieLearn course repository:
   PrairieLearn copies it into each job as ``/grade/serverFilesCourse/attention``;
   it stays out of the Docker image, which is pulled from a public registry;
 - ``image/Dockerfile``: the grading image, Python with the CPU build of
-  PyTorch (PrairieLearn's ``prairielearn/grader-python`` has no torch).
+  PyTorch (PrairieLearn's ``prairielearn/grader-python`` has no torch);
+- ``infoAssessment.json``: an example homework of the questions, each worth
+  its exercise's points, to copy into a course instance's ``assessments/``.
 
 PrairieLearn runs the entrypoint as root, usually without namespaces (Docker's
 default seccomp profile refuses them), with no network. ``run_grader`` makes
@@ -26,8 +28,9 @@ solutions nor the results, and it always leaves a results.json: the guarantees
 of the Gradescope bundle (``grader.teacher.platforms.gradescope``). The grading itself is
 ``grader.teacher.platforms.prairielearn_job``.
 
-Sources: PrairieLearn's docs/externalGrading.md, the question schema
-(apps/prairielearn/src/schemas/infoQuestion.ts), apps/grader-host/src/index.ts
+Sources: PrairieLearn's docs/externalGrading.md, the question and
+assessment schemas (apps/prairielearn/src/schemas/infoQuestion.ts,
+infoAssessment.ts; exampleCourse's demo/externalGrading assessment), apps/grader-host/src/index.ts
 (how the container is run and results.json read) and
 apps/prairielearn/src/lib/externalGraderCommon.ts (how /grade is laid out).
 """
@@ -232,6 +235,32 @@ def info_json(exercise, image: str = DEFAULT_IMAGE) -> dict:
     }
 
 
+ASSESSMENT = "infoAssessment.json"  # the example assessment, at the fragment's top
+
+
+def info_assessment() -> dict:
+    """An example assessment of the unit's questions (PrairieLearn's
+    infoAssessment schema, apps/prairielearn/src/schemas/infoAssessment.ts;
+    its required fields: uuid, type, title, set, number). A homework, one
+    zone, each question worth its exercise's points at most
+    (``autoPoints`` = ``maxAutoPoints``: a correct answer earns them once,
+    a partial one its share of them), so the assessment's total is
+    ``grade``'s."""
+    return {
+        "uuid": str(uuid.uuid5(UUID_NAMESPACE, f"{COURSE}/assessment")),
+        "type": "Homework",
+        "title": "自注意力练习 · Self-attention exercises",
+        "set": "Homework",
+        "number": "1",
+        "zones": [
+            {
+                "title": "从加权和到 GPT · From a weighted sum to a GPT",
+                "questions": [{"id": f"{COURSE}/{e.id}", "autoPoints": e.points, "maxAutoPoints": e.points} for e in EXERCISES],
+            }
+        ],
+    }
+
+
 def question_html(exercise, docs_url: str | None = None) -> str:
     from html import escape
 
@@ -294,6 +323,7 @@ def build(out: str, project: str = PROJECT, image: str = DEFAULT_IMAGE, docs_url
         shutil.copyfile(os.path.join(project, "checks", "pytest.ini"), os.path.join(course, "checks", "pytest.ini"))
         packaging.write_text(os.path.join(course, "run_grader"), run_grader_sh())
         os.chmod(os.path.join(course, "run_grader"), 0o755)
+        packaging.write_text(os.path.join(stage, ASSESSMENT), json.dumps(info_assessment(), ensure_ascii=False, indent=2) + "\n")
         os.makedirs(os.path.join(stage, "image"))
         packaging.write_text(os.path.join(stage, "image", "Dockerfile"), dockerfile(project))
         if os.path.isdir(out):

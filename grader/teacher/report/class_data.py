@@ -18,9 +18,12 @@ written by the batch). A check's pass rate counts only the students who
 started its exercise; those who did not are counted apart
 (``Check.not_started``), so a check that the starters fail stands out.
 
-A mistake is one row however many checks named it: diagnoses are grouped
-by ``mistake_key``, the exercise and the English text without what it
-quotes of the input in parentheses ("You scaled by n_embd (C)" and
+A mistake is one row however many checks named it. A student's exercise
+has one mistake, the one most of its failing checks name (``one_mistake``:
+checks that meet one wrong answer on other inputs may name a neighbouring
+mistake too, which would be a second row for one error). Mistakes are
+grouped by ``mistake_key``, the exercise and the English text without what
+it quotes of the input in parentheses ("You scaled by n_embd (C)" and
 "... n_embd (x.shape[-1])" are one mistake, found on two inputs).
 
 A student is *graded* when their results.json is this run's (it names the
@@ -37,6 +40,7 @@ import json
 import math
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from grader.teacher.batch.grades_csv import LATE_COLUMNS, NAME
@@ -151,6 +155,7 @@ def read(out: str) -> ClassData:
             ran.append((ex, check_id, t, data, passed))
         missing = _missing(results, exercises)
         s.not_started = [ex for ex in exercises if untouched[ex] or ex in missing]
+        named: dict[str, list] = {}  # exercise -> what its failing checks named, in check order
         for ex, check_id, t, data, passed in ran:
             c = checks.get((ex, check_id))
             if c is None:
@@ -162,9 +167,12 @@ def read(out: str) -> ClassData:
             c.passed += passed
             found = None if passed or data is None else data.diagnosis
             if found:
-                d = diagnoses.setdefault((ex, mistake_key(found[1])), Diagnosis(ex, *found))
-                if s.id not in d.students:
-                    d.students.append(s.id)
+                named.setdefault(ex, []).append(found)
+        for ex, found_all in named.items():
+            mistake = one_mistake(found_all)
+            d = diagnoses.setdefault((ex, mistake_key(mistake[1])), Diagnosis(ex, *mistake))
+            if s.id not in d.students:
+                d.students.append(s.id)
         if older:
             older_files.append(f"{safe_name(s.id)}/{RESULTS}")
     if older_files:
@@ -204,6 +212,15 @@ def check_data(test: dict) -> CheckData | None:
     else:
         return None
     return CheckData(kind, started, found)
+
+
+def one_mistake(named: list[tuple[str, str]]) -> tuple[str, str]:
+    """The mistake of one answer, from the (Chinese, English) diagnoses its
+    failing checks gave, in check order: the one most of them name (by
+    ``mistake_key``), the first named of those on a tie."""
+    counts = Counter(mistake_key(en) for _, en in named)
+    most = max(counts.values())
+    return next(d for d in named if counts[mistake_key(d[1])] == most)
 
 
 def mistake_key(en: str) -> str:
