@@ -38,10 +38,9 @@ from grader.exercises import IDS
 START = DOCS / "start.md"
 SHELL_FENCES = {"bash", "sh", "shell", "console"}
 
-# Installing tox, and the first run that downloads torch from PyTorch's index.
+# Installing tox (the first run's install of torch is tests/unit/test_first_install.py's).
 NOT_RUN = {
     "python -m pip install tox",
-    "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade",
 }
 
 # What a student types into the interactive Python of ``python -i``: the ex0
@@ -174,18 +173,19 @@ def test_the_page_has_the_commands_we_expect():
 
 def test_the_readme_has_the_commands_we_expect():
     readme = readme_commands()
-    assert NOT_RUN & set(readme) == {"PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade"}
-    # The CPU build is set up before anything else runs: a student reading in order gets it first.
+    # The CPU build needs no variable (tox_install/pip_install.py): the first command is the plain one.
     first_tox = next(c for c in readme if "tox" in c.split()[:2])
-    assert first_tox.startswith("PIP_EXTRA_INDEX_URL="), readme
+    assert first_tox == "tox -e grade" and not [c for c in readme if "PIP_" in c], readme
     assert {"tox -e grade", "tox -e grade -- --only ex4_masking"} <= set(README_COMMANDS)
     assert all(c.startswith(("tox -e grade", "tox exec -e grade")) for c in README_COMMANDS), README_COMMANDS
 
 
-def test_the_student_editions_readme_gets_the_cpu_build_first(student_edition):
+def test_the_student_editions_readme_starts_with_the_plain_command(student_edition):
     said = markdown_commands((student_edition / "README.md").read_text(encoding="utf-8"))
     first_tox = next(c for c in said if "tox" in c.split()[:2])
-    assert first_tox == "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade", said
+    assert first_tox == "tox -e grade" and not [c for c in said if "PIP_" in c], said
+    text = (student_edition / "README.md").read_text(encoding="utf-8")
+    assert "ATTENTION_TORCH_INDEX" in text and "pip.conf" in text  # where PyTorch's index cannot be reached
 
 
 def test_the_student_editions_grade_commands_are_run_here(student_edition):

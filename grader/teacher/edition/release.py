@@ -135,9 +135,11 @@ def _fill(root: str, project: str, docs_url: str | None = None) -> None:
     # The student edition's grader is grader/ without teacher/: the command
     # line then offers the student's verbs only.
     packaging.copy_py(os.path.join(project, "grader"), os.path.join(root, "grader"), leave_out=frozenset({"teacher"}))
-    # tox -e grade's install command (the first install, seen); the student edition's tox.ini names it.
+    # Every environment's install command (the first install, seen; the CPU
+    # build of torch) and its one copy of torch on disk: the student edition's tox.ini names them.
     os.makedirs(os.path.join(root, "tox_install"))
-    shutil.copyfile(os.path.join(project, "tox_install", "pip_install.py"), os.path.join(root, "tox_install", "pip_install.py"))
+    for helper in ("__init__.py", "pip_install.py", "shared_installs.py"):
+        shutil.copyfile(os.path.join(project, "tox_install", helper), os.path.join(root, "tox_install", helper))
 
     answers = _record(project)
     from grader.engine import recorded
@@ -190,14 +192,15 @@ def _added_deps(project: str, env: str) -> list[str]:
     return [d.strip() for d in _tox_env(project, env)["deps"].splitlines() if d.strip() and not d.strip().startswith(("{", "#"))]
 
 
-def _grade_setting(project: str, key: str) -> str:
-    """tox.ini's ``[testenv:grade]`` ``key``, as the student's tox.ini takes it: the grade
-    command (``--exit-code``) and the install command that shows the first install."""
+def _setting(project: str, section: str, key: str) -> str:
+    """tox.ini's ``[section]`` ``key``, as the student's tox.ini takes it: the grade
+    command (``--exit-code``), and every environment's install command (the
+    first install, seen) and step before its commands (one torch on disk)."""
     import configparser
 
     config = configparser.ConfigParser(interpolation=None)
     config.read(os.path.join(project, "tox.ini"), encoding="utf-8")
-    return config["testenv:grade"][key].strip()
+    return config[section][key].strip()
 
 
 def student_tox_ini(project: str = PROJECT) -> str:
@@ -211,43 +214,39 @@ def student_tox_ini(project: str = PROJECT) -> str:
 # In Jupyter: `tox -e lab` opens the notebooks; check("<id>") in one grades it.
 # Then train a small GPT built from them and let it write: `tox -e write`.
 #
-# torch is pinned. On Linux, PyPI's torch wheel is a large CUDA build; to get the
-# CPU build, point pip at PyTorch's CPU index before running tox:
-#     PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu tox -e grade
-# (tox passes PIP_* variables through to pip.)
+# torch is pinned. Every environment installs through tox_install/pip_install.py:
+# it shows what it installs and pip's progress, and on Linux adds PyTorch's CPU
+# index to your own pip settings (a mirror in pip.conf stays in force), so that
+# the CPU build comes instead of PyPI's CUDA build of several GB. The environments
+# share one copy of torch on disk (tox_install/shared_installs.py).
 [tox]
 env_list = grade
 skip_missing_interpreters = true
 
-[testenv:grade]
-description = grade your exercises (python -m grader grade exercises); pass arguments after --
+[testenv]
 skip_install = true
 package = skip
-pass_env = PIP_*
+pass_env =
+    PIP_*
+    ATTENTION_TORCH_INDEX
 set_env =
     PYTHONPATH = {{tox_root}}
+install_command = {_setting(project, "testenv", "install_command")}
+commands_pre = {_setting(project, "testenv", "commands_pre")}
+
+[testenv:grade]
+description = grade your exercises (python -m grader grade exercises); pass arguments after --
 deps =
-{deps}install_command = {_grade_setting(project, "install_command")}
-commands = {_grade_setting(project, "commands")}
+{deps}commands = {_setting(project, "testenv:grade", "commands")}
 
 [testenv:lab]
 description = open the exercises' notebooks (notebooks/) in JupyterLab, with a kernel that has torch; check("<id>") in a notebook grades it
-skip_install = true
-package = skip
-pass_env = PIP_*
-set_env =
-    PYTHONPATH = {{tox_root}}
 deps =
 {lab_deps}# allow_root: Jupyter refuses to start as root without it (in a container, on a lab machine).
 commands = {lab_command}
 
 [testenv:write]
 description = train a small GPT built from your exercises on the course's text and let it write (about 2 minutes); pass arguments after --
-skip_install = true
-package = skip
-pass_env = PIP_*
-set_env =
-    PYTHONPATH = {{tox_root}}
 deps =
 {write_deps}commands = python -m write {{posargs}}
 """
