@@ -97,9 +97,13 @@ def _tokens(text: str):
 
 
 def not_started(rs) -> bool:
-    """Every check of the exercise met the untouched stub's NotImplementedError,
-    or its file is not there at all."""
-    return bool(rs) and (all(r.not_implemented for r in rs) or all(r.missing for r in rs))
+    """Every check of the exercise met the untouched stub's NotImplementedError."""
+    return bool(rs) and all(r.not_implemented for r in rs)
+
+
+def missing(rs) -> bool:
+    """The exercise's file is not there at all (neither .py nor notebook)."""
+    return bool(rs) and all(r.missing for r in rs)
 
 
 # A line of a fault's traceback: "  <file>, line N: <code>" (a notebook: "<file>, cell C, line N").
@@ -184,6 +188,9 @@ def _add_failures(grade, out: list[str]) -> None:
             # The table says it scored nothing; one line says why (its checks would repeat it).
             out.append(f"· {_stub_place(rs) or ex}: {NOT_IMPLEMENTED.zh} / {NOT_IMPLEMENTED.en}")
             continue
+        if missing(rs):
+            out.append("· " + " / ".join(rs[0].feedback.splitlines()[:2]))  # its two names, in both languages
+            continue
         if out[-1].startswith("· "):
             out.append("")
         out.append(f"━━ {ex} {BY_ID[ex].zh} / {BY_ID[ex].en} " + "━" * max(0, WIDTH - 8 - width(ex + BY_ID[ex].zh + BY_ID[ex].en)))
@@ -235,7 +242,7 @@ def closing(grade) -> list[str]:
         if hidden:
             return [f"总分 {total}：公开检查全部通过；隐藏检查（+{_num(hidden)}）由老师评分。", f"Total {total}: all public checks pass; your teacher grades the hidden (+{_num(hidden)})."]
         return [f"总分 {total}：每项检查都通过了。", f"Total {total}: every check passed."]
-    idle = [ex for ex, rs in rows if not_started(rs)]
+    idle = [ex for ex, rs in rows if not_started(rs) or missing(rs)]
     first = todo[0]
     if len(rows) == 1:
         zh_state, en_state = ("还没开始", "not started yet") if idle else ("还有检查没通过", "not done yet")
@@ -245,8 +252,8 @@ def closing(grade) -> list[str]:
         done = len(rows) - len(todo)
         zh_state = f"完成 {done} / {len(rows)} 道" + (f"，{len(idle)} 道没开始" if idle else "")
         en_state = f"{done} of {len(rows)} done" + (f", {len(idle)} not started" if idle else "")
-    missing = {ex for ex, rs in rows if rs and all(r.missing for r in rs)}
-    if first in missing:
+    absent = {ex for ex, rs in rows if missing(rs)}
+    if first in absent:
         zh_next = [f"把 {first} 的文件（.py 或 .ipynb）放进这个文件夹", f"放回 {first} 的文件"]
         en_next = [f"put {first}'s file (.py or .ipynb) in this folder", f"put {first}'s file here"]
     elif first in idle:

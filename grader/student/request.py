@@ -71,7 +71,8 @@ class GradeRequest:
             hint = f"（是不是 / did you mean {close[0]}?）" if close else ""
             return f"没有这道练习 / no exercise {self.only!r}{hint}; 可选 / choose from: {', '.join(IDS)}"
         if not os.path.isdir(self.path):
-            return f"找不到文件夹 / no such folder: {self.path}"
+            start = "；`start 文件夹` 把练习放进一个文件夹 / `start FOLDER` puts the exercises in a folder" if self.path == "exercises" else ""
+            return f"找不到文件夹 / no such folder: {self.path}{start}"
         return None
 
     def exercises(self) -> list[str]:
