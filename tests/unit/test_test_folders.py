@@ -58,3 +58,43 @@ def test_files_that_share_the_docs_build_run_in_one_process():
     groups = {p.name: group_of(p) for p in files}
     assert {name for name, group in groups.items() if group == "docs-site"} == {p.name for p in files if "the docs build" in _uses(p.read_text(encoding="utf-8"))} != set()
     assert groups["test_attacks.py"] == "test_attacks.py"
+
+
+def test_the_folders_run_in_their_order_the_docs_last_and_the_attacks_after_them():
+    """pytest collects the folders alphabetically, the docs' first: run so,
+    the docs' tests would wait for the site's builds at the start. They run
+    after every other folder, with the attack catalogue (graded in the
+    background from the start) last; within a folder the collected order
+    stays, but for the docs' files that wait for a build."""
+    from types import SimpleNamespace
+
+    import conftest
+
+    def item(rel: str):
+        return SimpleNamespace(path=TESTS / rel, add_marker=lambda marker: None)
+
+    collected = [
+        "docs/test_docs_build.py",
+        "docs/test_docs_sources.py",
+        "grading/test_catalogue.py",
+        "sandbox/test_attacks.py",
+        "sandbox/test_fuzz.py",
+        "student/test_lab.py",
+        "teacher/test_lms.py",
+        "unit/test_layout.py",
+        "unit/test_domain.py",
+    ]
+    items = [item(rel) for rel in collected]
+    config = SimpleNamespace(pluginmanager=SimpleNamespace(hasplugin=lambda name: False))
+    conftest.pytest_collection_modifyitems(config, items)
+    assert [str(i.path.relative_to(TESTS)) for i in items] == [
+        "unit/test_layout.py",
+        "unit/test_domain.py",
+        "grading/test_catalogue.py",
+        "sandbox/test_fuzz.py",
+        "student/test_lab.py",
+        "teacher/test_lms.py",
+        "docs/test_docs_sources.py",  # waits for no build
+        "docs/test_docs_build.py",
+        "sandbox/test_attacks.py",
+    ]
