@@ -39,20 +39,20 @@ def pytest_collection_modifyitems(config, items) -> None:
     """Each test gets its folder as its marker, and under pytest-xdist its
     group (``group_of``); the attack catalogue's tests go last, as its
     gradings run in the background meanwhile (``pytest_collection_finish``).
-    The folders run in the order of FOLDERS, the docs' last (pytest collects
-    them alphabetically, the docs' first): the site's builds run in the
-    background while every other folder's tests run, and no test waits for
-    them. Among the docs' files, those that wait for no build of the site
-    come first, then those that wait for the student's, then the teacher's
-    (``docs_site.waits_for``), for a session that runs the docs alone."""
+    Among the docs' files, those that wait for no build of the site come
+    first, then those that wait for the student's, then the teacher's
+    (``docs_site.waits_for``): the builds run in the background meanwhile."""
     import docs_site
 
     waits: dict = {}
+    folders: dict = {}  # in the order collected
+    for item in items:
+        folders.setdefault(item.path.parent, len(folders))
 
     def rank(item) -> tuple:
         if item.path not in waits:
             waits[item.path] = docs_site.waits_for(item.path) if item.path.parent.name == "docs" else 0
-        return (item.path.name == BACKGROUND_LAST, FOLDERS.index(marker_of(item.path)), waits[item.path])
+        return (item.path.name == BACKGROUND_LAST, folders[item.path.parent], waits[item.path])
 
     items.sort(key=rank)  # stable: every other order is kept
     groups = {}
