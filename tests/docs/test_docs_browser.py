@@ -16,18 +16,15 @@ Screenshots are saved for review in docs/_build/screenshots/: the
 weighted-sum page, and the masking page on a phone and on a desktop.
 """
 
-import functools
-import http.server
 import json
 import os
 import re
 import shutil
-import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
-from docs_site import DOCS, ROOT, built_site
+from docs_site import DOCS, ROOT, built_site, serve
 
 from grader.exercises import IDS
 
@@ -45,19 +42,9 @@ CJK = re.compile("[\u3400-\u9fff]")
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The student build, served over HTTP on the loopback address."""
-    root = built_site("student", tmp_path_factory)
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-    server.server_close()
+    """The student build, served over HTTP on the loopback address: (its folder, its address)."""
+    with serve(built_site("student", tmp_path_factory)) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
@@ -109,15 +96,56 @@ def _html_pages(root) -> list[str]:
     return sorted(str(p.relative_to(root)).replace(os.sep, "/") for p in root.rglob("*.html"))
 
 
-def test_every_page_loads_without_errors(site, page):
+# What one visit to a page reads for the tests that look at every page in a
+# screen and a language choice (each part is defined below, by its test).
+_READ_ALL = """() => ({
+    overflow: (%s)(),
+    firstScreen: (%s)(),
+    figures: [...document.querySelectorAll("div.body figure img")].map((img) => [img.closest("a")?.href ?? null, img.src]),
+    shownText: (%s)(),
+    themeText: (%s)(),
+    titles: [...document.querySelectorAll("div.body h1, div.body h2, div.body h3")].map((h) => h.innerText),
+    checkTables: [...document.querySelectorAll("table.check-list")].map((t) => t.innerText),
+})"""
+
+
+@pytest.fixture(scope="module")
+def sweep(site, browser):
+    """sweep(viewport, mode="both") -> ({page: what _READ_ALL read there, and
+    whether it loaded}, the console errors): every page of the site visited
+    once per screen and language choice, however many tests ask. A page
+    load is most of this file's time, in Chromium's processes: the tests
+    share six sweeps where they made nine."""
     root, url = site
-    pages = _html_pages(root)
-    assert len(pages) >= 15
-    for name in pages:
-        response = page.goto(url + name)
-        assert response.ok, name
-        page.wait_for_load_state("load")
-    assert not page.errors, page.errors
+    done: dict = {}
+    read_all = _READ_ALL % (_OVERFLOW, _FIRST_SCREEN, _SHOWN_TEXT, _THEME_TEXT)
+
+    def get(viewport, mode="both"):
+        key = (viewport["width"], viewport["height"], mode)
+        if key not in done:
+            context = browser.new_context(viewport=viewport)
+            context.add_init_script(f"localStorage.setItem({LANG_KEY!r}, {mode!r})")
+            p = context.new_page()
+            errors: list = []
+            p.on("console", lambda m: errors.append(f"{p.url}: console {m.type}: {m.text}") if m.type == "error" else None)
+            p.on("pageerror", lambda e: errors.append(f"{p.url}: page error: {e}"))
+            read = {}
+            for name in _html_pages(root):
+                response = p.goto(url + name)
+                read[name] = {"ok": bool(response and response.ok), **p.evaluate(read_all)}
+            context.close()
+            done[key] = (read, errors)
+        return done[key]
+
+    get.site = site
+    return get
+
+
+def test_every_page_loads_without_errors(sweep):
+    read, errors = sweep(DESKTOP)
+    assert len(read) >= 15
+    assert not [name for name, seen in read.items() if not seen["ok"]]
+    assert not errors, errors
 
 
 def _visible(page, selector) -> bool:
@@ -286,34 +314,26 @@ _OVERFLOW = """() => {
 }"""
 
 
-def _wide_pages(p, url, pages) -> list[str]:
-    wide = []
-    for name in pages:
-        p.goto(url + name)
-        found = p.evaluate(_OVERFLOW)
-        if found:
-            wide.append(f"{name}: {found['scrollWidth']} px wide, widest: {found['worst']}")
-    return wide
+def _wide(read: dict, pages=None) -> list[str]:
+    return [f"{name}: {seen['overflow']['scrollWidth']} px wide, widest: {seen['overflow']['worst']}" for name, seen in read.items() if seen["overflow"] and (pages is None or name in pages)]
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_no_page_scrolls_sideways(site, open_page, viewport):
+def test_no_page_scrolls_sideways(sweep, viewport):
     """Tables, code, reports and long titles stay inside the screen (they
     scroll inside their own box or wrap); the page itself never scrolls sideways."""
-    root, url = site
-    p = open_page(viewport)
-    wide = _wide_pages(p, url, _html_pages(root))
+    read, errors = sweep(viewport)
+    wide = _wide(read)
     assert not wide, f"wider than {viewport['width']} px:\n" + "\n".join(wide)
-    assert not p.errors, p.errors
+    assert not errors, errors
 
 
 @pytest.mark.parametrize("mode", ["en", "zh"])
-def test_path_pages_fit_a_phone_in_one_language(site, open_page, mode):
-    root, url = site
-    p = open_page(PHONE, mode)
-    wide = _wide_pages(p, url, [n for n in _html_pages(root) if n.startswith("path/")])
+def test_path_pages_fit_a_phone_in_one_language(sweep, mode):
+    read, errors = sweep(PHONE, mode)
+    wide = _wide(read, [n for n in read if n.startswith("path/")])
     assert not wide, f"{mode}: wider than 390 px:\n" + "\n".join(wide)
-    assert not p.errors, p.errors
+    assert not errors, errors
 
 
 _FIRST_SCREEN = """() => {
@@ -325,30 +345,24 @@ _FIRST_SCREEN = """() => {
 }"""
 
 
-def test_search_and_path_on_a_phones_first_screen(site, open_page):
+def test_search_and_path_on_a_phones_first_screen(sweep):
     """alabaster puts its sidebar (contents, search) below the page on a
     phone, thousands of pixels down: the top bar brings both up."""
-    root, url = site
-    p = open_page(PHONE)
-    late = []
-    for name in _html_pages(root):
-        p.goto(url + name)
-        found = p.evaluate(_FIRST_SCREEN)
-        if not found["search"] < PHONE["height"] or not found["path"] < PHONE["height"]:
-            late.append(f"{name}: search form at {found['search']}, link to the path at {found['path']}")
+    read, _ = sweep(PHONE)
+    late = [
+        f"{name}: search form at {found['search']}, link to the path at {found['path']}"
+        for name, found in ((name, seen["firstScreen"]) for name, seen in read.items())
+        if not found["search"] < PHONE["height"] or not found["path"] < PHONE["height"]
+    ]
     assert not late, "\n".join(late)
 
 
-def test_figures_open_at_full_size(site, open_page):
-    root, url = site
-    p = open_page(PHONE)
+def test_figures_open_at_full_size(sweep):
+    read, _ = sweep(PHONE)
     checked = 0
-    for name in _html_pages(root):
-        p.goto(url + name)
-        for figure in p.locator("div.body figure img").all():
-            link = figure.evaluate("img => { const a = img.closest('a'); return a && a.href; }")
+    for name, seen in read.items():
+        for link, src in seen["figures"]:
             assert link, f"{name}: a figure's image is not a link"
-            src = figure.evaluate("img => img.src")
             assert link.split("?")[0] == src.split("?")[0], f"{name}: the figure links to {link}, not to its image {src}"
             with urllib.request.urlopen(link) as response:  # the server of the site fixture
                 assert response.status == 200, link
@@ -401,40 +415,40 @@ _THEME_TEXT = """() => [...document.querySelectorAll(
 )].filter((el) => el.getClientRects().length).map((el) => el.innerText).join("\\n")"""
 
 
+def _theme_words(text: str, words: list[str]) -> list[str]:
+    return [w for w in words if re.search(rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])", text)]
+
+
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_theme_words_follow_the_language(site, open_page, viewport):
+def test_theme_words_follow_the_language(sweep, open_page, viewport):
     """The site is built as zh_CN, so the theme wrote 导航, 搜索, 提交 … in
     English mode too: the templates give them in both languages now."""
-    root, url = site
-    pages = _html_pages(root) + ["search.html?q=mask"]
+    _, url = sweep.site
     found = []
-    for mode, words in (("en", ZH_THEME_WORDS), ("zh", EN_THEME_WORDS)):
-        p = open_page(viewport, mode)
-        for name in pages:
-            p.goto(url + name)
-            if "?q=" in name:
-                p.wait_for_function("() => document.querySelector('#search-results p.search-summary')?.textContent")
-            text = p.evaluate(_SHOWN_TEXT if mode == "en" else _THEME_TEXT)
-            shown = [w for w in words if re.search(rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])", text)]
-            if shown:
-                found.append(f"{mode} {name}: {shown}")
+    for mode, words, text in (("en", ZH_THEME_WORDS, "shownText"), ("zh", EN_THEME_WORDS, "themeText")):
+        read, errors = sweep(viewport, mode)
+        found += [f"{mode} {name}: {shown}" for name, seen in read.items() if (shown := _theme_words(seen[text], words))]
+        assert not errors, errors
+        p = open_page(viewport, mode)  # and a search's results
+        p.goto(url + "search.html?q=mask")
+        p.wait_for_function("() => document.querySelector('#search-results p.search-summary')?.textContent")
+        if shown := _theme_words(p.evaluate(_SHOWN_TEXT if mode == "en" else _THEME_TEXT), words):
+            found.append(f"{mode} search.html?q=mask: {shown}")
         assert not p.errors, p.errors
     assert not found, "\n".join(found)
 
 
-def test_english_mode_shows_english_titles_and_checks(site, open_page):
+def test_english_mode_shows_english_titles_and_checks(sweep):
     """Every "中文 · English" title shows its English half (ex5's quotes
     春江花月夜 in English and was left whole), and the checks tables only English."""
-    root, url = site
-    p = open_page(DESKTOP, "en")
-    for name in [n for n in _html_pages(root) if n.startswith("path/")]:
-        p.goto(url + name)
-        titles = p.locator("div.body h1, div.body h2, div.body h3").all_inner_texts()
+    read, errors = sweep(DESKTOP, "en")
+    for name in [n for n in read if n.startswith("path/")]:
+        titles = read[name]["titles"]
         assert titles, name
         assert not [t for t in titles if "·" in t], f"{name}: titles not split: {titles}"
-        for table in p.locator("table.check-list").all():
-            assert not CJK.search(table.inner_text()), f"{name}: Chinese in a checks table: {table.inner_text()!r}"
-    assert not p.errors, p.errors
+        for table in read[name]["checkTables"]:
+            assert not CJK.search(table), f"{name}: Chinese in a checks table: {table!r}"
+    assert not errors, errors
 
 
 def test_screenshots_of_the_masking_page(site, open_page):

@@ -59,8 +59,9 @@ the same ``python -m grader`` command line, arguments, folder, environment
 and session, without two seconds of torch's import each time); an attack
 that looks for the grader by its command line, which a fork would not show,
 gets a new interpreter from the same server. ``-k ATTACK`` grades only that
-attack. Their time
-limits are the real ones shortened by ``TIME_SCALE`` (below).
+attack. Their time limits are the real ones shortened by ``TIME_SCALE``
+(below), and further for an attack that spins until a limit stops it
+(``SPINNERS``).
 """
 
 import base64
@@ -124,10 +125,27 @@ OWN_USER = child_user.wanted(False) and child_user.probe(child_user.interpreter_
 # found out by the grader's 5 s wait for its word (WORD_SECONDS in
 # grader/engine/submission_endpoint.py) before its import limit cuts that wait short.
 TIME_SCALE = os.environ.get(limits_mod.TIME_SCALE) or "0.5"
-with mock.patch.dict(os.environ, {limits_mod.TIME_SCALE: TIME_SCALE}):
-    LIMITS = Limits()  # what those graders give each child
+# An attack that spins until a limit stops it keeps a processor busy all that
+# while, and does nothing honest a shorter limit would cut: its grader gets
+# the limits shortened further (a fifth: a 4 s import limit).
+SPINNERS = {"ex0_weighted_sum__endless_import"}
+SPIN_SCALE = os.environ.get(limits_mod.TIME_SCALE) or "0.2"
+
+
+def time_scale(attack: str) -> str:
+    """The ATTENTION_TIME_SCALE of the grader that grades ``attack`` by the command line."""
+    return SPIN_SCALE if attack in SPINNERS else TIME_SCALE
+
+
+def _limits(scale: str) -> Limits:
+    with mock.patch.dict(os.environ, {limits_mod.TIME_SCALE: scale}):
+        return Limits()
+
+
+LIMITS = _limits(TIME_SCALE)  # what those graders give each child
 # The grader's messages say the limits in whole seconds.
 IMPORT_S, REQUEST_S, EXERCISE_S = (f"{s:.0f} s" for s in (LIMITS.import_seconds, LIMITS.request_seconds, LIMITS.exercise_seconds))
+SPIN_IMPORT_S = f"{_limits(SPIN_SCALE).import_seconds:.0f} s"
 
 FULL = "full"
 # What the attacked exercise earns when the file is honest apart from the
@@ -199,7 +217,7 @@ FEEDBACK = {
     "ex0_weighted_sum__import_solutions": ["ModuleNotFoundError", "solutions"],
     "ex0_weighted_sum__sys_exit_import": ["importing the file failed", "SystemExit", "exit(0)"],
     "ex0_weighted_sum__os_exit_in_function": ["the process ended unexpectedly"],
-    "ex0_weighted_sum__endless_import": [f"importing the file took over {IMPORT_S}"],
+    "ex0_weighted_sum__endless_import": [f"importing the file took over {SPIN_IMPORT_S}"],
     "ex4_masking__endless_import_ignoring_signals": [f"importing the file took over {IMPORT_S}"],
     # Six checks of a request limit each fill the exercise's budget: on a
     # loaded machine the last restart can come after the budget is spent.
@@ -773,7 +791,7 @@ def _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starte
     json_path = folder + "-results.json"
     full = attack in FULL_RUNS and mode != NOTEBOOK  # what a notebook does to the others, the .py's run shows
     args = [folder, "--json", json_path] + ([] if full else ["--only", exercise])
-    env = {**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: TIME_SCALE}
+    env = {**os.environ, "PYTHONPATH": project, "PYTHONDONTWRITEBYTECODE": "1", limits_mod.TIME_SCALE: time_scale(attack)}
     start = time.monotonic()
     try:
         if warm is None:
@@ -1046,7 +1064,8 @@ def test_catalogue_is_complete():
     special case says why."""
     named = set(EXPECTED_POINTS) | set(FEEDBACK) | set(FEEDBACK_OWN_USER) | FULL_RUNS | set(NEEDS_NAMESPACES) | set(NEEDS_ANOTHER_USER) | SYMLINKED | HARDLINKED | set(SLOW)
     named |= GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF
-    assert named <= set(ATTACKS), named - set(ATTACKS)
+    assert named | SPINNERS <= set(ATTACKS), (named | SPINNERS) - set(ATTACKS)
+    assert SPINNERS <= BY_THE_COMMAND_LINE, "a spinner's shorter limits are its own grader's: never a shared warm grader's"
     assert GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF <= set(SANDBOX_ONLY)
     assert len(ATTACKS) >= 30
 
