@@ -197,6 +197,10 @@ def failed_checks(results: dict, exercise: str) -> set:
 
 
 _starter = None  # warm_start.WarmStarter, made on first use, closed when the session ends
+# What the session's warm interpreter imports beside torch: nbgrader's
+# commands (its apps, gradebook and converters: a second of each command's
+# start) are the programs the tests start most after the grader's own.
+SESSION_PRELOAD = ("nbgrader.apps",)
 
 
 def python_m_grader(args, *, cwd, env: dict, timeout: float = 600, module: str = "grader") -> subprocess.CompletedProcess:
@@ -211,7 +215,7 @@ def python_m_grader(args, *, cwd, env: dict, timeout: float = 600, module: str =
     if _starter is None:
         from warm_start import WarmStarter
 
-        _starter = WarmStarter()
+        _starter = WarmStarter(preload=SESSION_PRELOAD)
     return _starter.run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout, module=module)
 
 

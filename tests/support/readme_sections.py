@@ -72,7 +72,10 @@ class Shell:
     folder first on PATH, ``cd`` moves, ``nbgrader ARGS`` is this
     interpreter's nbgrader, and ``mkdir`` and ``cp`` are themselves, with
     their wildcards expanded as the shell does. Any other command fails the
-    test, so a command added to the README cannot go untested."""
+    test, so a command added to the README cannot go untested. A ``python -m``
+    command is forked from the session's warm interpreter
+    (``conftest.python_m_grader``): the same command line, folder and
+    environment, without torch's and nbgrader's imports each time."""
 
     def __init__(self, cwd: Path):
         self.cwd = cwd
@@ -104,7 +107,12 @@ class Shell:
         return str(next((p for p in [self.cwd, *self.cwd.parents] if (p / "tox.ini").is_file()), ROOT))
 
     def _run(self, argv: list[str], **env: str) -> subprocess.CompletedProcess:
-        proc = subprocess.run(argv, cwd=self.cwd, env={**self.env, **env}, capture_output=True, text=True, timeout=900)
+        if argv[:2] == [sys.executable, "-m"]:
+            from conftest import python_m_grader  # the same command forked from the session's warm interpreter
+
+            proc = python_m_grader(argv[3:], cwd=self.cwd, env={**self.env, **env}, timeout=900, module=argv[2])
+        else:
+            proc = subprocess.run(argv, cwd=self.cwd, env={**self.env, **env}, capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, f"{shlex.join(argv)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         return proc
 

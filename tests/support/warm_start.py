@@ -47,10 +47,12 @@ import time
 # a fork leaves the loop by returning the request, and the top level runs
 # the grader (so no frame of the server's is left around it).
 _SERVER = r"""
-import ctypes, json, os, runpy, select, socket, sys
+import ctypes, importlib, json, os, runpy, select, socket, sys
 import torch  # the point of it all
 import nbformat  # what grading a notebook imports (the attack catalogue's notebook runs): also third-party
 
+for name in sys.argv[3:]:  # the starter's preload: third-party code its programs import
+    importlib.import_module(name)
 os.nice(int(sys.argv[2]))
 # A subreaper: what a program leaves behind comes here, not to init (and is reaped below).
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
@@ -127,13 +129,15 @@ class WarmStarter:
     def live_pids(cls) -> list[int]:
         return [s.pid for s in list(cls._live)]
 
-    def __init__(self, niceness: int = 0):
-        """``niceness``: of the server and so of every program it starts."""
+    def __init__(self, niceness: int = 0, preload: tuple[str, ...] = ()):
+        """``niceness``: of the server and so of every program it starts.
+        ``preload``: modules (third-party, never the project's) the server
+        imports beside torch, because the programs it starts import them."""
         self._dir = tempfile.mkdtemp(prefix="warm-start-")
         self.address = os.path.join(self._dir, "socket")
         # The project comes per request, in PYTHONPATH.
         self._env = env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        self._server = subprocess.Popen([sys.executable, "-c", _SERVER, self.address, str(niceness)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir)
+        self._server = subprocess.Popen([sys.executable, "-c", _SERVER, self.address, str(niceness), *preload], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir)
         ready = self._server.stdout.readline()
         if ready.strip() != b"ready":
             raise RuntimeError(f"the warm interpreter did not start (exit {self._server.wait()})")
