@@ -16,12 +16,10 @@ Hypothesis is derandomized: CI sees the same examples every time.
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
 import pytest
-from conftest import EXERCISES, ROOT, SOLUTIONS, points_by_exercise
+from conftest import EXERCISES, ROOT, SOLUTIONS, points_by_exercise, python_m_grader
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -241,15 +239,7 @@ def test_mutated_submissions_through_the_sandboxed_cli(files, fuzz_dir, full_mar
     folder = _write(files, fuzz_dir)
     out = folder + "-results.json"
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "grader", "grade", folder, "--json", out, "--sandbox", "require"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "PYTHONPATH": ROOT},
-            start_new_session=True,
-        )
+        proc = python_m_grader(["grade", folder, "--json", out, "--sandbox", "require"], cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert "总分 / total" in proc.stdout
         with open(out, encoding="utf-8") as f:

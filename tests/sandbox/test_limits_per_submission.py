@@ -11,11 +11,9 @@ grader."""
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
-from conftest import ROOT, make_submission
+from conftest import ROOT, make_submission, python_m_grader
 
 from grader.child import cgroup, child_user
 from grader.child.limits import Limits
@@ -77,12 +75,9 @@ def test_each_worker_of_a_batch_has_its_own_group_and_user(tmp_path):
     for student in ("ada", "bob", "cy"):
         make_submission(klass / student, {"ex0_weighted_sum": REPORT})
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "batch", str(klass), "--out", str(out), "--jobs", "3", "--sandbox", sandbox, "--no-report"],
+    proc = python_m_grader(
+        ["batch", klass, "--out", out, "--jobs", "3", "--sandbox", sandbox, "--no-report"],
         cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
         env={**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(tmp_path)},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

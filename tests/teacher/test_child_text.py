@@ -20,12 +20,10 @@ grades.csv as anything but text.
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 import torch
-from conftest import ROOT, make_submission, run_cli
+from conftest import ROOT, make_submission, python_m_grader, run_cli
 
 from grader import text
 from grader.child import protocol
@@ -224,12 +222,9 @@ def test_batch_writes_text_not_codes_or_markup(tmp_path):
     with open(os.path.join(named, "\x1b[2J<img src=x onerror=alert(1)>[l](javascript:x).txt"), "w") as f:
         f.write("notes\n")
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "batch", str(class_dir), "--out", str(out), "--sandbox", "off", "--no-report", "--jobs", "3"],
+    proc = python_m_grader(
+        ["batch", class_dir, "--out", out, "--sandbox", "off", "--no-report", "--jobs", "3"],
         cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
         env={**os.environ, "PYTHONPATH": ROOT, "TMPDIR": str(tmp_path)},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
