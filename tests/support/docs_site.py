@@ -11,7 +11,8 @@ started (a test run by itself, say), builds it there and then. At the end of
 the session ``stop_builds`` kills a background build that no test waited for.
 The two editions draw the same figures and grade the same samples: they
 share a cache folder in the session's temporary folder, and whichever build
-comes to one first makes it (docs/_ext/build_cache.py).
+comes to one first makes it (docs/_ext/build_cache.py); so does the pages'
+code that tests run in their own process, once the builds are started.
 """
 
 import atexit
@@ -31,6 +32,8 @@ EXT = DOCS / "_ext"
 for path in (EXT, ROOT / "solutions", DOCS, ROOT):
     if str(path) not in sys.path:
         sys.path.append(str(path))
+
+import build_cache  # noqa: E402 - docs/_ext, on the path only now
 
 EDITIONS = ("student", "teacher")
 # How much a background build gives way to the tests: at 15 it gets a few
@@ -69,7 +72,7 @@ def _env() -> dict[str, str]:
 
 def _edition_env(tmp_root: Path) -> dict[str, str]:
     """An edition's build: the sources are the same for both, and so is what they work out."""
-    return {**_env(), "ATTENTION_DOCS_CACHE": str(Path(tmp_root) / "docs-cache")}
+    return {**_env(), build_cache.ENV: str(Path(tmp_root) / "docs-cache")}
 
 
 def _edition_options(edition: str) -> list[str]:
@@ -142,6 +145,11 @@ def start_builds(items, tmp_root: Path) -> None:
         _background[edition] = _Background(process, out, stdout, stderr)
     if _background:
         atexit.register(stop_builds)  # in case the session ends without its pytest_sessionfinish
+        # The pages' code that tests run in this process (test_docs_sources:
+        # every example, teaching.md's grading of the whole catalogue among
+        # them) shares the builds' cache: each result is worked out once a
+        # session, by whichever comes to it first.
+        os.environ[build_cache.ENV] = _edition_env(tmp_root)[build_cache.ENV]
 
 
 def _kill(build: _Background) -> None:
