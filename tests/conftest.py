@@ -17,6 +17,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import types
 
 import pytest
 
@@ -97,7 +99,8 @@ def pytest_collection_finish(session) -> None:
     (``docs_site``); under pytest-xdist, in the process that gets the docs'
     tests, when the first of them asks. So does the grading of the attack
     catalogue's selected cases (``test_attacks.start_in_background``; not
-    under xdist), whose tests run last."""
+    under xdist), whose tests run last, and after it the fixtures that
+    files make early (``EARLY``, tests/support/early.py; not under xdist)."""
     import docs_site
 
     if session.config.option.collectonly:
@@ -107,9 +110,19 @@ def pytest_collection_finish(session) -> None:
         docs_site.defer_builds(session.items, tmp_root)
         return
     docs_site.start_builds(session.items, tmp_root)
+    if session.config.pluginmanager.hasplugin("xdist"):
+        return
     attacks = sys.modules.get("test_attacks")
-    if attacks is not None and not session.config.pluginmanager.hasplugin("xdist"):
+    if attacks is not None:
         attacks.start_in_background(session.items, str(session.config._tmp_path_factory.mktemp("attacks")))
+    # The files' fixtures made early (tests/support/early.py), once the
+    # catalogue is graded: then a processor is idle.
+    from early import Early
+
+    selected = {item.module for item in session.items if isinstance(getattr(item, "module", None), types.ModuleType)}
+    for module in sorted(selected, key=lambda m: m.__name__):
+        if isinstance(getattr(module, "EARLY", None), Early):
+            module.EARLY.start(tmp_root / f"early-{module.__name__}", after=attacks.wait_in_background if attacks is not None else lambda: None)
 
 
 def pytest_sessionfinish(session) -> None:
@@ -197,6 +210,7 @@ def failed_checks(results: dict, exercise: str) -> set:
 
 
 _starter = None  # warm_start.WarmStarter, made on first use, closed when the session ends
+_starter_lock = threading.Lock()
 # What the session's warm interpreter imports beside torch: nbgrader's
 # commands (its apps, gradebook and converters: a second of each command's
 # start) are the programs the tests start most after the grader's own.
@@ -212,10 +226,11 @@ def python_m_grader(args, *, cwd, env: dict, timeout: float = 600, module: str =
     workers). A program that must be seen as ``python -m grader`` in /proc,
     or that a test signals, is started with subprocess instead."""
     global _starter
-    if _starter is None:
-        from warm_start import WarmStarter
+    with _starter_lock:  # a fixture made in the background (tests/support/early.py) may be first
+        if _starter is None:
+            from warm_start import WarmStarter
 
-        _starter = WarmStarter(preload=SESSION_PRELOAD)
+            _starter = WarmStarter(preload=SESSION_PRELOAD)
     return _starter.run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout, module=module)
 
 

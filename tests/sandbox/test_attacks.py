@@ -928,6 +928,13 @@ def start_in_background(items, root: str) -> None:
         _started = Catalogue(pairs, root)
 
 
+def wait_in_background() -> None:
+    """Return once the gradings started by ``start_in_background`` are done (at once if none were)."""
+    started = _started
+    if started is not None:
+        concurrent.futures.wait(list(started.futures.values()))
+
+
 def stop_background() -> None:
     global _started
     if _started is not None:

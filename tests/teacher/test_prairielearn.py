@@ -7,8 +7,9 @@ with bubblewrap hidden (as PrairieLearn's containers: root, usually no
 namespaces), ``GRADE_ROOT`` in place of ``/grade``. Docker is not run: this
 environment already has torch.
 
-Every job is run once, by the ``jobs`` fixture, two at a time; the tests
-read their outcomes."""
+Every job is run once, by ``run_jobs``, and the tests read their outcomes:
+in the background while the tests before this file run (``EARLY``:
+tests/support/early.py), or two at a time when this file's turn comes."""
 
 import concurrent.futures
 import hashlib
@@ -24,6 +25,7 @@ import tempfile
 
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, points_by_exercise
+from early import Early
 from readme_sections import Shell, blocks, commands
 from test_attacks import FULL, attack_source, kill_and_reap, leaked_lines, wait_for_none
 
@@ -41,14 +43,37 @@ AS_ROOT = os.geteuid() == 0 or bool(os.environ.get("ATTENTION_CI"))
 # - the fragment, built by the docs page's command as written ---------------
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def build(cwd: pathlib.Path) -> tuple:
     """docs/teachers/prairielearn.md's commands, run as written in an empty folder
     (the docker ones cannot run here: ``test_docker_commands_name_the_image``)."""
-    cwd = tmp_path_factory.mktemp("pl")
     shell = Shell(cwd)
     procs = [shell.run(argv) for argv in commands(blocks(TITLE, "bash", DOCS_PAGE)[0])]
     return cwd, procs[-1]
+
+
+def build_and_run(folder: pathlib.Path, background: bool) -> tuple:
+    """The fragment built, then (as root) every job: one at a time in the
+    background, where the tests running meanwhile keep one processor
+    busy, two at a time in the foreground."""
+    built = build(folder)
+    return built, (run_jobs(built[0] / "prairielearn", workers=1 if background else 2) if AS_ROOT else None)
+
+
+EARLY = Early(build_and_run)  # started by conftest.py once the attack catalogue is graded
+
+
+@pytest.fixture(scope="module")
+def early(tmp_path_factory):
+    made = EARLY.result(tmp_path_factory.mktemp("pl"))
+    yield made
+    for job in (made[1] or {}).values():
+        if isinstance(job, Job):
+            job.close()
+
+
+@pytest.fixture(scope="module")
+def built(early):
+    return early[0]
 
 
 @pytest.fixture(scope="module")
@@ -418,22 +443,24 @@ class Job:
         shutil.rmtree(self.root.parent, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def jobs(fragment):
-    if not AS_ROOT:
-        pytest.skip("needs root, as PrairieLearn runs its containers")
+def run_jobs(fragment: pathlib.Path, workers: int) -> dict:
+    """Every case's job, ``workers`` at a time: its name -> the Job, or the exception it raised."""
     done = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {name: pool.submit(Job, fragment, name, ex, files) for name, (ex, files) in cases().items()}
         for name, future in futures.items():
             try:
                 done[name] = future.result()
             except Exception as exc:  # noqa: BLE001 - the test that reads this job fails with it
                 done[name] = exc
-    yield done
-    for job in done.values():
-        if isinstance(job, Job):
-            job.close()
+    return done
+
+
+@pytest.fixture(scope="module")
+def jobs(early):
+    if not AS_ROOT:
+        pytest.skip("needs root, as PrairieLearn runs its containers")
+    return early[1]
 
 
 def job(jobs, name) -> Job:

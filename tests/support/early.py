@@ -1,0 +1,49 @@
+"""A test file's costly module fixture, made in the background before the
+file's turn comes.
+
+For the first minutes of a run the attack catalogue's gradings and the docs
+builds keep both processors busy beside the tests; after that the tests run
+one at a time, and a processor is idle. A test file that declares
+``EARLY = Early(make)`` has ``make(folder, background=True)`` run in a
+thread of its own once the catalogue is graded (conftest.py starts it
+after collection, in a folder of the session's); the file's fixture takes
+what it made with ``EARLY.result(folder)``, waiting for it if need be, or
+has it made there and then (``background=False``) where nothing started
+it: the file run alone, say."""
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+
+class Early:
+    def __init__(self, make: Callable[[Path, bool], object]):
+        self._make = make
+        self._thread: threading.Thread | None = None
+        self._value: object = None
+        self._error: BaseException | None = None
+
+    def start(self, folder: Path, after: Callable[[], object] = lambda: None) -> None:
+        """Make it in a thread, in ``folder``, once ``after()`` has returned."""
+        if self._thread is not None:
+            return
+
+        def run() -> None:
+            try:
+                after()
+                folder.mkdir(parents=True, exist_ok=True)
+                self._value = self._make(folder, True)
+            except BaseException as exc:  # noqa: BLE001 - raised in the fixture that asks for it
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="early", daemon=True)
+        self._thread.start()
+
+    def result(self, folder: Path) -> object:
+        """What ``make`` made: in the background if it was started, else now in ``folder``."""
+        if self._thread is None:
+            return self._make(folder, False)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
