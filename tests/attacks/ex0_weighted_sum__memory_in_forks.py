@@ -65,6 +65,10 @@ HELD_AT_ONCE = len(held)
 for pid in set(forks) - gone:  # a fork reaped above is no longer ours to signal
     try:
         os.kill(pid, signal.SIGKILL)
+        # Reaped, so its GiB is back before the checks run: on a loaded
+        # machine a fork still exiting held it when the first check
+        # allocated, and the group's limit ended this process instead.
+        os.waitpid(pid, 0)
     except OSError:
         pass
 
