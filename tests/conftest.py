@@ -97,10 +97,13 @@ def group_of(path) -> str:
 def pytest_collection_finish(session) -> None:
     """The docs builds the selected tests need start now, in the background
     (``docs_site``); under pytest-xdist, in the process that gets the docs'
-    tests, when the first of them asks. So does the grading of the attack
-    catalogue's selected cases (``test_attacks.start_in_background``; not
-    under xdist), whose tests run last, and after it the fixtures that
-    files make early (``EARLY``, tests/support/early.py; not under xdist)."""
+    tests, when the first of them asks. Once they have ended, so does the
+    grading of the attack catalogue's selected cases
+    (``test_attacks.start_in_background``; not under xdist), whose tests run
+    last, and after it the fixtures that files make early (``EARLY``,
+    tests/support/early.py; not under xdist). The docs' tests come first and
+    wait for the builds: till those end, the builds have the processors
+    the tests leave them."""
     import docs_site
 
     if session.config.option.collectonly:
@@ -114,7 +117,7 @@ def pytest_collection_finish(session) -> None:
         return
     attacks = sys.modules.get("test_attacks")
     if attacks is not None:
-        attacks.start_in_background(session.items, str(session.config._tmp_path_factory.mktemp("attacks")))
+        attacks.start_in_background(session.items, str(session.config._tmp_path_factory.mktemp("attacks")), after=docs_site.wait_for_builds)
     # The files' fixtures made early (tests/support/early.py), once the
     # catalogue is graded: then a processor is idle.
     from early import Early
@@ -132,6 +135,9 @@ def pytest_sessionfinish(session) -> None:
     attacks = sys.modules.get("test_attacks")
     if attacks is not None:
         attacks.stop_background()  # selected but never asked for (the run was cut short)
+    import background_share
+
+    background_share.remove_group()
 
 
 def ctrl_c_as_in_a_terminal() -> None:
@@ -231,6 +237,9 @@ def python_m_grader(args, *, cwd, env: dict, timeout: float = 600, module: str =
             from warm_start import WarmStarter
 
             _starter = WarmStarter(preload=SESSION_PRELOAD)
+            import background_share
+
+            background_share.to_the_tests(_starter.pid)  # even when a background thread made it
     return _starter.run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout, module=module)
 
 

@@ -80,9 +80,11 @@ import stat
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from unittest import mock
 
+import background_share
 import pytest
 from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
 from warm_start import WarmStarter
@@ -914,22 +916,43 @@ class Catalogue:
                 pass
 
 
-_started: Catalogue | None = None  # started by start_in_background, right after collection
+_started: Catalogue | None = None  # started by start_in_background, once its ``after`` has returned
+_starting: list[threading.Thread] = []  # the thread that waits for ``after``, then starts it
+_stopped = threading.Event()
 
 
-def start_in_background(items, root: str) -> None:
-    """Start grading the attacks the selected tests name now, while the
-    other test files run (conftest.py calls this after collection and runs
-    this file's tests last): the catalogue's gradings, and the time limits
-    some of them wait out, overlap the rest of the suite."""
-    global _started
+def start_in_background(items, root: str, after: Callable[[], object] = lambda: None) -> None:
+    """Start grading the attacks the selected tests name once ``after()``
+    has returned (conftest.py calls this after collection, with ``after``
+    waiting for the docs builds, which the first tests wait for, and runs
+    this file's tests last), at a smaller share of the processors than the
+    tests' (``background_share``): the catalogue's gradings, and the time
+    limits some of them wait out, overlap the rest of the suite."""
     pairs = selected_pairs(items)
-    if pairs and _started is None:
-        _started = Catalogue(pairs, root)
+    if not pairs or _starting or _started is not None:
+        return
+
+    def start() -> None:
+        global _started
+        after()
+        # Its graders, and all they start, give way to the tests (nothing
+        # waits for them till this file's turn): see background_share.
+        background_share.lower_this_thread()
+        if not _stopped.is_set():
+            _started = Catalogue(pairs, root)
+
+    _starting.append(threading.Thread(target=start, name="attack-catalogue", daemon=True))
+    _starting[0].start()
+
+
+def _wait_for_start() -> None:
+    for thread in _starting:
+        thread.join()
 
 
 def wait_in_background() -> None:
     """Return once the gradings started by ``start_in_background`` are done (at once if none were)."""
+    _wait_for_start()
     started = _started
     if started is not None:
         concurrent.futures.wait(list(started.futures.values()))
@@ -937,6 +960,8 @@ def wait_in_background() -> None:
 
 def stop_background() -> None:
     global _started
+    _stopped.set()
+    _wait_for_start()
     if _started is not None:
         _started.close()
         _started = None
@@ -949,6 +974,7 @@ def outcomes(tmp_path_factory, request):
     ``outcomes(mode, attack)`` waits for one. Attacks on exercises that
     have no checks are never run."""
     global _started
+    _wait_for_start()
     catalogue = _started or Catalogue(selected_pairs(request.session.items), str(tmp_path_factory.mktemp("attacks")))
     _started = None
 

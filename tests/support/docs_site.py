@@ -3,12 +3,14 @@
 The builds are slow (the figures, the grader's samples: over a minute each,
 much of it on one core), so each edition is built once per session and shared
 by every test that needs it. Right after collection, conftest.py calls
-``start_builds``: the editions that the selected tests' files build start
-side by side in the background, at low priority, into the session's
-temporary folder, and fill the cores the foreground tests leave idle.
-``built_site`` waits for its edition's background build, or, when none was
-started (a test run by itself, say), builds it there and then. At the end of
-the session ``stop_builds`` kills a background build that no test waited for.
+``start_builds``: the editions that the selected tests' files build are
+built in the background, one after the other (the student's first: its tests
+come first), at low priority, into the session's temporary folder, and fill
+the processor the foreground tests leave idle. ``built_site`` waits for its
+edition's background build, or, when none was started (a test run by
+itself, say), builds it there and then; ``wait_for_builds`` waits for them
+all (the attack catalogue starts after them). At the end of the session
+``stop_builds`` kills a background build that no test waited for.
 The two editions draw the same figures and grade the same samples: they
 share a cache folder in the session's temporary folder, and whichever build
 comes to one first makes it (docs/_ext/build_cache.py); so does the pages'
@@ -21,6 +23,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +56,11 @@ class _Background:
 
 
 _built: dict[str, Path] = {}
-_background: dict[str, _Background] = {}
+_background: dict[str, _Background] = {}  # an edition's build once it has started
+_queued: dict[str, threading.Event] = {}  # an edition to build in the background: set once it has started
+_chain: list[threading.Thread] = []  # the thread that starts them one after the other
+_lock = threading.Lock()  # _background and _queued, between the chain and the tests
+_stopping = threading.Event()
 _deferred: list = []  # (items, tmp_root) for the first built_site, see defer_builds
 
 
@@ -120,36 +127,64 @@ def _lower_priority() -> None:
 
 
 def start_builds(items, tmp_root: Path) -> None:
-    """Start, in the background, the builds of the editions that ``items``
-    need (see ``editions_needed``), into ``tmp_root/docs-background``. Each
-    build is a process group of its own, so that ``stop_builds`` can kill it
-    with its workers."""
-    if _background or _built:
+    """Build, in the background, the editions that ``items`` need (see
+    ``editions_needed``), into ``tmp_root/docs-background``: one after the
+    other, the student's first. Side by side, the two would share the
+    processor the tests leave idle, and the student's build, the first one
+    a test waits for, would end later. Each build is a process group of its
+    own, so that ``stop_builds`` can kill it with its workers."""
+    if _chain or _built:
+        return
+    editions = sorted(editions_needed(items), key=EDITIONS.index)
+    if not editions:
         return
     folder = Path(tmp_root) / "docs-background"
-    for edition in sorted(editions_needed(items)):
-        folder.mkdir(exist_ok=True)
+    folder.mkdir(exist_ok=True)
+    env = _edition_env(tmp_root)
+    for edition in editions:
+        _queued[edition] = threading.Event()
+    chain = threading.Thread(target=_build_in_turn, args=(editions, folder, env), name="docs-builds", daemon=True)
+    _chain.append(chain)
+    chain.start()
+    atexit.register(stop_builds)  # in case the session ends without its pytest_sessionfinish
+    # The pages' code that tests run in this process (test_docs_sources:
+    # every example, teaching.md's grading of the whole catalogue among
+    # them) shares the builds' cache: each result is worked out once a
+    # session, by whichever comes to it first.
+    os.environ[build_cache.ENV] = env[build_cache.ENV]
+
+
+def _build_in_turn(editions: list[str], folder: Path, env: dict[str, str]) -> None:
+    """The chain's thread: start each edition's build once the one before has ended."""
+    for edition in editions:
         out = folder / edition
         stdout, stderr = folder / f"{edition}.stdout", folder / f"{edition}.stderr"
-        with open(stdout, "w", encoding="utf-8") as out_file, open(stderr, "w", encoding="utf-8") as err_file:
-            process = subprocess.Popen(
-                _sphinx_command(DOCS, out, *_edition_options(edition)),
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=out_file,
-                stderr=err_file,
-                env=_edition_env(tmp_root),
-                preexec_fn=_lower_priority,
-                start_new_session=True,
-            )
-        _background[edition] = _Background(process, out, stdout, stderr)
-    if _background:
-        atexit.register(stop_builds)  # in case the session ends without its pytest_sessionfinish
-        # The pages' code that tests run in this process (test_docs_sources:
-        # every example, teaching.md's grading of the whole catalogue among
-        # them) shares the builds' cache: each result is worked out once a
-        # session, by whichever comes to it first.
-        os.environ[build_cache.ENV] = _edition_env(tmp_root)[build_cache.ENV]
+        with _lock:
+            if _stopping.is_set():
+                break
+            with open(stdout, "w", encoding="utf-8") as out_file, open(stderr, "w", encoding="utf-8") as err_file:
+                process = subprocess.Popen(
+                    _sphinx_command(DOCS, out, *_edition_options(edition)),
+                    cwd=ROOT,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out_file,
+                    stderr=err_file,
+                    env=env,
+                    preexec_fn=_lower_priority,
+                    start_new_session=True,
+                )
+            _background[edition] = _Background(process, out, stdout, stderr)
+            _queued[edition].set()
+        process.wait()
+    with _lock:
+        for started in _queued.values():
+            started.set()  # stopped: whoever waits for an edition never started builds it
+
+
+def wait_for_builds() -> None:
+    """Return once the background builds have ended (at once if none were started)."""
+    for chain in list(_chain):
+        chain.join()
 
 
 def _kill(build: _Background) -> None:
@@ -163,15 +198,28 @@ def _kill(build: _Background) -> None:
 
 def stop_builds() -> None:
     """Kill the background builds that no test waited for (the session
-    stopped early, or its remaining tests did not need them)."""
-    while _background:
-        _kill(_background.popitem()[1])
+    stopped early, or its remaining tests did not need them), and start no
+    more."""
+    _stopping.set()
+    with _lock:
+        builds = list(_background.values())
+        _background.clear()
+    for build in builds:
+        _kill(build)
+    wait_for_builds()
 
 
-def _finish(edition: str) -> tuple[Path, subprocess.CompletedProcess]:
-    """Wait for the edition's background build. A test waits for it now, so it
-    gets back the tests' own priority (where the system lets us raise it)."""
-    build = _background.pop(edition)
+def _finish(edition: str) -> tuple[Path, subprocess.CompletedProcess] | None:
+    """Wait for the edition's background build (None if it was never
+    started: the builds were stopped). A test waits for it now, so it gets
+    back the tests' own priority (where the system lets us raise it)."""
+    with _lock:
+        started = _queued.pop(edition)
+    started.wait()  # till the build before it has ended
+    with _lock:
+        build = _background.pop(edition, None)
+    if build is None:
+        return None
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PGRP, build.process.pid, os.getpriority(os.PRIO_PROCESS, 0))
     with contextlib.suppress(OSError), open(f"/proc/{build.process.pid}/autogroup", "w") as f:
@@ -200,8 +248,9 @@ def built_site(edition: str, tmp_path_factory) -> Path:
         start_builds(*_deferred)
         _deferred.clear()
     if edition not in _built:
-        if edition in _background:
-            out, proc = _finish(edition)
+        finished = _finish(edition) if edition in _queued else None
+        if finished is not None:
+            out, proc = finished
         else:
             out = tmp_path_factory.mktemp("docs") / edition
             proc = sphinx_build(DOCS, out, *_edition_options(edition), env=_edition_env(tmp_path_factory.getbasetemp()))

@@ -1,12 +1,13 @@
 """A test file's costly module fixture, made in the background before the
 file's turn comes.
 
-For the first minutes of a run the attack catalogue's gradings and the docs
-builds keep both processors busy beside the tests; after that the tests run
+For the first minutes of a run the docs builds, then the attack catalogue's
+gradings, keep a processor busy beside the tests; after that the tests run
 one at a time, and a processor is idle. A test file that declares
 ``EARLY = Early(make)`` has ``make(folder, background=True)`` run in a
 thread of its own once the catalogue is graded (conftest.py starts it
-after collection, in a folder of the session's); the file's fixture takes
+after collection, in a folder of the session's), at the catalogue's smaller
+share of the processors (``background_share``); the file's fixture takes
 what it made with ``EARLY.result(folder)``, waiting for it if need be, or
 has it made there and then (``background=False``) where nothing started
 it: the file run alone, say."""
@@ -14,6 +15,8 @@ it: the file run alone, say."""
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+import background_share
 
 
 class Early:
@@ -31,6 +34,7 @@ class Early:
         def run() -> None:
             try:
                 after()
+                background_share.lower_this_thread()  # the tests come first
                 folder.mkdir(parents=True, exist_ok=True)
                 self._value = self._make(folder, True)
             except BaseException as exc:  # noqa: BLE001 - raised in the fixture that asks for it
