@@ -80,8 +80,9 @@ def marker_of(path) -> str:
 # batch) are made once, and files that share a build made once per process
 # (the docs site, see ``docs_site.built_site``) go to one process as a
 # group. tox does not install xdist: on the 2-core machine CI uses, two
-# pytest processes took as long as one (bench/suite_cpu.py), which keeps
-# both processors busy with background work instead.
+# pytest processes took as long as one (bench/suite_cpu.py); one process
+# gives the other processor to its background work instead (the builds, the
+# attack catalogue, the fixtures made early: ``pytest_collection_finish``).
 SHARED_BUILDS = {"built_site(": "docs-site"}
 
 
@@ -215,7 +216,7 @@ def failed_checks(results: dict, exercise: str) -> set:
     return {t["tags"][2] + ("[hidden]" if t["tags"][1] == "hidden" else "") for t in results["tests"] if t["tags"][0] == exercise and t["status"] == "failed"}
 
 
-_starter = None  # warm_start.WarmStarter, made on first use, closed when the session ends
+_starters: dict = {}  # "tests" or "background": a warm_start.WarmStarter, made on first use, closed when the session ends
 _starter_lock = threading.Lock()
 # What the session's warm interpreter imports beside torch: nbgrader's
 # commands (its apps, gradebook and converters: a second of each command's
@@ -231,21 +232,22 @@ def python_m_grader(args, *, cwd, env: dict, timeout: float = 600, module: str =
     torch's import for the command (and, for a batch, for each of its
     workers). A program that must be seen as ``python -m grader`` in /proc,
     or that a test signals, is started with subprocess instead."""
-    global _starter
-    with _starter_lock:  # a fixture made in the background (tests/support/early.py) may be first
-        if _starter is None:
+    import background_share
+
+    # The background's programs (a fixture made early: tests/support/early.py)
+    # come from an interpreter of its own, which is in its group.
+    which = "background" if background_share.lowered() else "tests"
+    with _starter_lock:
+        if which not in _starters:
             from warm_start import WarmStarter
 
-            _starter = WarmStarter(preload=SESSION_PRELOAD)
-            import background_share
-
-            background_share.to_the_tests(_starter.pid)  # even when a background thread made it
-    return _starter.run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout, module=module)
+            _starters[which] = WarmStarter(preload=SESSION_PRELOAD)
+    return _starters[which].run([str(a) for a in args], cwd=str(cwd), env=env, timeout=timeout, module=module)
 
 
 def pytest_unconfigure(config) -> None:
-    if _starter is not None:
-        _starter.close()
+    for starter in _starters.values():
+        starter.close()
 
 
 def run_cli(*args, timeout: float = 600, cwd: str = ROOT) -> subprocess.CompletedProcess:
@@ -297,9 +299,14 @@ def as_results(grade) -> dict:
 def fresh_clone(tmp_path_factory):
     """The project's tracked files, as they are now, as a clone has them.
     Shared by the tests of the session: copy it before changing anything."""
+    return copy_tracked(tmp_path_factory.mktemp("clone") / "course")
+
+
+def copy_tracked(out):
+    """Copy the project's tracked files, as they are now, into ``out`` (a
+    ``pathlib.Path``), as a clone has them; skips the test outside a git checkout."""
     from pathlib import Path
 
-    out = tmp_path_factory.mktemp("clone") / "course"
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
         pytest.skip("not a git checkout: no way to tell a clone's files")

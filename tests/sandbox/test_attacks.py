@@ -67,6 +67,7 @@ attack. Their time limits are the real ones shortened by ``TIME_SCALE``
 import base64
 import compileall
 import concurrent.futures
+import contextlib
 import glob
 import hashlib
 import json
@@ -86,7 +87,7 @@ from unittest import mock
 
 import background_share
 import pytest
-from conftest import ROOT, SOLUTIONS, below_the_zygote, make_submission, points_by_exercise
+from conftest import ROOT, SOLUTIONS, below_the_zygote, descendants, make_submission, points_by_exercise
 from warm_start import WarmStarter
 
 from grader.authoring.regions import solution_regions
@@ -377,6 +378,20 @@ def unconfined(mode: str, attack: str) -> bool:
 # The exercise file is replaced by a symlink / a hard link to the reference solution.
 SYMLINKED = {"ex0_weighted_sum__symlink"}
 HARDLINKED = {"ex0_weighted_sum__hardlink"}
+
+# Their honest work at import takes seconds of processor time (forks that
+# each touch a GiB, a GiB written to memory files), against an import limit
+# of a few seconds of wall clock: their gradings get the tests' share of the
+# processors, not the rest of the catalogue's smaller one (background_share),
+# or a busy foreground would push their imports past the limit.
+HEAVY_AT_IMPORT = {"ex0_weighted_sum__memory_in_forks", "ex0_weighted_sum__memory_in_memfd"}
+
+
+def warm_tree(warm) -> Callable[[], list[int]]:
+    """A warm grader's server, started now if need be, and what is under it."""
+    warm.start()
+    return lambda: [warm.pid, *descendants(warm.pid)] if warm.pid is not None else []
+
 
 # Started first: they wait out time limits.
 SLOW = [
@@ -803,7 +818,8 @@ def _grade_attack(mode, attack, exercise, tag, attack_dir, project, port, starte
             returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
         else:
             # Its sandbox is the warm grader's own.
-            graded = warm.grade(GradeRequest(folder, only=None if full else exercise, json_path=json_path))
+            with background_share.at_the_tests_share(warm_tree(warm)) if attack in HEAVY_AT_IMPORT else contextlib.nullcontext():
+                graded = warm.grade(GradeRequest(folder, only=None if full else exercise, json_path=json_path))
             returncode, stdout, stderr = graded.code, graded.report, graded.notes
         results = json.loads(_read(json_path)) if os.path.exists(json_path) else None
     finally:
@@ -1093,12 +1109,15 @@ def test_answers_left_for_a_later_student(outcomes, mode, attack, full_marks):
 
 
 def test_catalogue_is_complete():
-    """The lists above name only attacks that exist, and every SANDBOX_ONLY
-    special case says why."""
+    """The lists above name only attacks that exist, every SANDBOX_ONLY
+    special case says why, and the attacks that keep the tests' share of the
+    processors are graded where it is given (by a warm grader)."""
     named = set(EXPECTED_POINTS) | set(FEEDBACK) | set(FEEDBACK_OWN_USER) | FULL_RUNS | set(NEEDS_NAMESPACES) | set(NEEDS_ANOTHER_USER) | SYMLINKED | HARDLINKED | set(SLOW)
     named |= GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF
     assert named | SPINNERS <= set(ATTACKS), (named | SPINNERS) - set(ATTACKS)
     assert SPINNERS <= BY_THE_COMMAND_LINE, "a spinner's shorter limits are its own grader's: never a shared warm grader's"
+    assert HEAVY_AT_IMPORT <= set(ATTACKS)
+    assert not [(m, a) for m in ATTACK_MODES for a in HEAVY_AT_IMPORT if by_the_command_line(m, a)], "the tests' share is given to a warm grader's processes"
     assert GRADER_KILLED_OFF | NOT_WITHOUT_SANDBOX | PROJECT_WRITTEN_OFF | SUBMISSION_WRITTEN_OFF <= set(SANDBOX_ONLY)
     assert len(ATTACKS) >= 30
 

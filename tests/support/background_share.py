@@ -5,11 +5,12 @@ early (tests/support/early.py).
 Nothing waits for that work until the end, while the tests wait for
 themselves all along; at an equal share the catalogue's three graders took
 half of the tests' processor whenever both wanted one. A thread that calls
-``lower_this_thread`` joins a cpu control group with half the weight of a
-process: with the tests on one processor it still has the other, and when
-the tests want both, it gets about a fifth of them. Every process and
-thread it starts from then on is in the group too (cgroup v1 counts each
-thread in ``tasks``, and a new process inherits its forking thread's group).
+``lower_this_thread`` joins a cpu control group that weighs as much as one
+process, whatever runs in it: with the tests on one processor it has the
+other, and when the tests want both, it gets a third of them. Every process
+and thread it starts from then on is in the group too (cgroup v1 counts
+each thread in ``tasks``, and a new process inherits its forking thread's
+group).
 
 Niceness would not do it: the grader puts each child in a session of its
 own, and the kernel ranks sessions (autogroup) before it reads niceness.
@@ -20,9 +21,10 @@ write there), the work keeps the tests' share.
 import contextlib
 import os
 import threading
+from collections.abc import Callable
 
 GROUP = "attention-tests-background"
-SHARES = 512  # a process's is 1024
+SHARES = 1024  # as one process (of the root group, or of a session: autogroup)
 _lock = threading.Lock()
 
 
@@ -63,6 +65,9 @@ def group_folder() -> str | None:
     return folder
 
 
+_this_thread = threading.local()
+
+
 def lower_this_thread() -> bool:
     """Move the calling thread into the background group; False where none can be made."""
     folder = group_folder()
@@ -73,17 +78,37 @@ def lower_this_thread() -> bool:
             f.write(str(threading.get_native_id()))
     except OSError:
         return False
+    _this_thread.background = True
     return True
 
 
-def to_the_tests(pid: int) -> None:
-    """Give process ``pid`` the tests' share again: the session's own server
-    that forks programs for the tests (``conftest.python_m_grader``) may be
-    started by a background thread, and what it forks later is the tests'."""
-    own = _cpu_hierarchy()
-    if own is not None:
-        with contextlib.suppress(OSError), open(os.path.join(own, "cgroup.procs"), "w") as f:
-            f.write(str(pid))
+def lowered() -> bool:
+    """Whether the calling thread does the background's work (``lower_this_thread``)."""
+    return getattr(_this_thread, "background", False)
+
+
+@contextlib.contextmanager
+def at_the_tests_share(tree: Callable[[], list[int]]):
+    """The processes ``tree()`` lists (a warm grader's server and what is
+    under it) at the tests' share while the block runs, then back in the
+    background group with what is under them by then: for work whose time
+    limit is a few seconds of a busy machine's wall clock, which a small
+    share could push past it."""
+    own, folder = _cpu_hierarchy(), group_folder()
+    if own is None or folder is None:
+        yield
+        return
+    _move(tree(), own)
+    try:
+        yield
+    finally:
+        _move(tree(), folder)
+
+
+def _move(pids: list[int], folder: str) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError), open(os.path.join(folder, "cgroup.procs"), "w") as f:
+            f.write(str(pid))  # gone meanwhile: OSError, and nothing to move
 
 
 def remove_group() -> None:

@@ -10,13 +10,27 @@ after collection, in a folder of the session's), at the catalogue's smaller
 share of the processors (``background_share``); the file's fixture takes
 what it made with ``EARLY.result(folder)``, waiting for it if need be, or
 has it made there and then (``background=False``) where nothing started
-it: the file run alone, say."""
+it: the file run alone, say.
 
+While it is made, the tests go on, and one may change the process's
+environment (``monkeypatch.setenv("HOME", ...)``): what ``make`` starts
+takes its environment from ``environ()``, the session's as it was when
+the background work was started."""
+
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import background_share
+
+_made_early = threading.local()
+
+
+def environ() -> dict[str, str]:
+    """The environment to start programs with: in a thread of ``Early``'s,
+    the session's at its start; anywhere else, the process's now."""
+    return dict(getattr(_made_early, "environ", None) or os.environ)
 
 
 class Early:
@@ -30,8 +44,10 @@ class Early:
         """Make it in a thread, in ``folder``, once ``after()`` has returned."""
         if self._thread is not None:
             return
+        environment = dict(os.environ)  # before any test has run
 
         def run() -> None:
+            _made_early.environ = environment
             try:
                 after()
                 background_share.lower_this_thread()  # the tests come first

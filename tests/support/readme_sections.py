@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import early
+
 ROOT = Path(__file__).resolve().parents[2]
 # A fence's info string may be a directive's (```{cli-help} batch): matched
 # whole, so that such a block's closing fence is never taken for an opening one.
@@ -79,7 +81,7 @@ class Shell:
 
     def __init__(self, cwd: Path):
         self.cwd = cwd
-        self.env = dict(os.environ)
+        self.env = early.environ()  # os.environ's, but for a fixture made early: the session's
         self.env.pop("PYTHONPATH", None)
 
     def run(self, argv: list[str]) -> subprocess.CompletedProcess | None:

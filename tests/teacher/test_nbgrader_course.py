@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import python_m_grader
+from conftest import copy_tracked, python_m_grader
+from early import Early
 from readme_sections import Shell, blocks, commands, page
 
 from grader.exercises import BY_ID, IDS, TOTAL
@@ -101,14 +102,15 @@ def readme_block(*words: str) -> list[list[str]]:
     return commands(block)
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory, fresh_clone):
+def make_course(here: Path, background: bool) -> dict:
     """A fresh copy of the project, where the page's teacher runs its
     commands up to the release (the grader is imported from that copy, as
     tox -e teacher does), with nbgrader's exchange in a folder of the test's,
-    set as a hub sets it: in the Jupyter config folder's nbgrader_config.py."""
-    here = tmp_path_factory.mktemp("teacher")
-    shutil.copytree(fresh_clone, here / "attention")
+    set as a hub sets it: in the Jupyter config folder's nbgrader_config.py;
+    then the class handed in and graded (``grade_the_class``). Made early,
+    in the background (``EARLY``): the tests only read what it made, or
+    work on copies."""
+    copy_tracked(here / "attention")
     (here / "jupyter").mkdir()
     (here / "jupyter" / "nbgrader_config.py").write_text(f"c.Exchange.root = {str(here / 'exchange')!r}\n", encoding="utf-8")
     shell = Shell(here / "attention")
@@ -116,7 +118,17 @@ def project(tmp_path_factory, fresh_clone):
     said = {}
     for argv in readme_block("generate_assignment"):
         said[argv[1] if argv[0] == "nbgrader" else argv[0]] = shell.run(argv)
-    return {"shell": shell, "course": shell.cwd, "said": said, "here": here}
+    made = {"shell": shell, "course": shell.cwd, "said": said, "here": here}
+    grade_the_class(made)
+    return made
+
+
+EARLY = Early(make_course)  # started by conftest.py once the attack catalogue is graded
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    return EARLY.result(tmp_path_factory.mktemp("teacher"))
 
 
 @pytest.fixture(scope="module")
@@ -143,12 +155,11 @@ def fetch_and_submit(project, ex: str, code: str) -> str:
     return get_username()
 
 
-@pytest.fixture(scope="module")
-def graded(project, course):
+def grade_the_class(project: dict) -> None:
     """The class handed in (through the exchange as the page's hub does,
     by the page's copies, and by the test's), then the page's autograde,
     feedback and export, each command's output kept."""
-    shell, said = project["shell"], project["said"]
+    shell, said, course = project["shell"], project["said"], project["course"]
     for argv in readme_block("release_assignment", "collect"):
         if argv[1] == "collect":
             said["exchange student"] = fetch_and_submit(project, "ex0_weighted_sum", reference("ex0_weighted_sum"))
@@ -164,7 +175,12 @@ def graded(project, course):
     hand_in_copied(course, "copier")  # sorted before most of the class: it must not stop them
     for argv in readme_block("autograde", "export"):
         said[argv[1]] = shell.run(argv)
-    return course
+
+
+@pytest.fixture(scope="module")
+def graded(project) -> Path:
+    """The course folder once the class is graded (``grade_the_class``)."""
+    return project["course"]
 
 
 def test_source_notebooks_hold_the_reference_between_nbgraders_delimiters(course):

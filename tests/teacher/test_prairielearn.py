@@ -25,7 +25,7 @@ import tempfile
 
 import pytest
 from conftest import EXERCISES, ROOT, SOLUTIONS, grade_cli, make_submission, points_by_exercise
-from early import Early
+from early import Early, environ
 from readme_sections import Shell, blocks, commands
 from test_attacks import FULL, attack_source, kill_and_reap, leaked_lines, wait_for_none
 
@@ -400,7 +400,7 @@ def lay_out(fragment: pathlib.Path, files: dict) -> pathlib.Path:
 
 def run_job(root: pathlib.Path, exercise: str, **env) -> tuple[dict, subprocess.CompletedProcess]:
     """The question's entrypoint, as info.json gives it, /grade being ``root``."""
-    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    base = {k: v for k, v in environ().items() if k != "PYTHONPATH"}  # made early, too
     base.update(GRADE_ROOT=str(root), PYTHON=sys.executable, PYTHONDONTWRITEBYTECODE="1", PATH=str(root.parent / "bin"))
     base.update(env)
     argv = [str(root / "serverFilesCourse" / "attention" / "run_grader"), exercise]  # run as PrairieLearn runs it, by its #!
