@@ -23,29 +23,22 @@ import os
 import threading
 from collections.abc import Callable
 
+from grader.child import cgroup
+
 GROUP = "attention-tests-background"
 SHARES = 1024  # as one process (of the root group, or of a session: autogroup)
 _lock = threading.Lock()
 
 
 def _cpu_hierarchy() -> str | None:
-    """The folder of this process's cpu group, in the cgroup v1 cpu hierarchy."""
-    try:
-        with open("/proc/self/mountinfo", encoding="utf-8") as f:
-            mounts = f.read().splitlines()
-        with open("/proc/self/cgroup", encoding="utf-8") as f:
-            own = f.read().splitlines()
-    except OSError:
+    """The folder of this process's cpu group, in the cgroup v1 cpu hierarchy
+    (found as the grader finds its memory group: grader/child/cgroup.py)."""
+    own = cgroup._own().get("cpu")
+    if own is None:
         return None
-    path = next((p for _, names, p in (line.split(":", 2) for line in own) if "cpu" in names.split(",")), None)
-    for line in mounts:
-        left, _, right = line.partition(" - ")
-        fields, tail = left.split(), right.split()
-        if len(fields) >= 5 and len(tail) >= 3 and tail[0] == "cgroup" and "cpu" in tail[2].split(",") and path is not None:
-            root = fields[3]
-            below = os.path.relpath(path, root) if path.startswith(root) else None
-            if below is not None:
-                return os.path.normpath(os.path.join(fields[4], below))
+    for root, point, kind, options in cgroup._mounts():
+        if kind == "cgroup" and "cpu" in options:
+            return cgroup._folder(root, point, own)
     return None
 
 

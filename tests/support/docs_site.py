@@ -156,29 +156,31 @@ def start_builds(items, tmp_root: Path) -> None:
 
 def _build_in_turn(editions: list[str], folder: Path, env: dict[str, str]) -> None:
     """The chain's thread: start each edition's build once the one before has ended."""
-    for edition in editions:
-        out = folder / edition
-        stdout, stderr = folder / f"{edition}.stdout", folder / f"{edition}.stderr"
+    try:
+        for edition in editions:
+            out = folder / edition
+            stdout, stderr = folder / f"{edition}.stdout", folder / f"{edition}.stderr"
+            with _lock:
+                if _stopping.is_set():
+                    break
+                with open(stdout, "w", encoding="utf-8") as out_file, open(stderr, "w", encoding="utf-8") as err_file:
+                    process = subprocess.Popen(
+                        _sphinx_command(DOCS, out, *_edition_options(edition)),
+                        cwd=ROOT,
+                        stdin=subprocess.DEVNULL,
+                        stdout=out_file,
+                        stderr=err_file,
+                        env=env,
+                        preexec_fn=_lower_priority,
+                        start_new_session=True,
+                    )
+                _background[edition] = _Background(process, out, stdout, stderr)
+                _queued[edition].set()
+            process.wait()
+    finally:
         with _lock:
-            if _stopping.is_set():
-                break
-            with open(stdout, "w", encoding="utf-8") as out_file, open(stderr, "w", encoding="utf-8") as err_file:
-                process = subprocess.Popen(
-                    _sphinx_command(DOCS, out, *_edition_options(edition)),
-                    cwd=ROOT,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out_file,
-                    stderr=err_file,
-                    env=env,
-                    preexec_fn=_lower_priority,
-                    start_new_session=True,
-                )
-            _background[edition] = _Background(process, out, stdout, stderr)
-            _queued[edition].set()
-        process.wait()
-    with _lock:
-        for started in _queued.values():
-            started.set()  # stopped: whoever waits for an edition never started builds it
+            for started in _queued.values():
+                started.set()  # stopped, or a build could not start: whoever waits for an edition never started builds it
 
 
 def wait_for_builds() -> None:
