@@ -108,8 +108,9 @@ def make_course(here: Path, background: bool) -> dict:
     tox -e teacher does), with nbgrader's exchange in a folder of the test's,
     set as a hub sets it: in the Jupyter config folder's nbgrader_config.py;
     then the class handed in and graded (``grade_the_class``). Made early,
-    in the background (``EARLY``): the tests only read what it made, or
-    work on copies."""
+    in the background (``EARLY``), so the tests of the release alone see the
+    course graded too: they read only source/ and release/, which grading
+    leaves as they were."""
     copy_tracked(here / "attention")
     (here / "jupyter").mkdir()
     (here / "jupyter" / "nbgrader_config.py").write_text(f"c.Exchange.root = {str(here / 'exchange')!r}\n", encoding="utf-8")
@@ -133,7 +134,7 @@ def project(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def course(project):
-    """The course folder after the page's commands up to the release."""
+    """The course folder: the page's commands up to the release, then the class graded (``make_course``)."""
     return project["course"]
 
 
